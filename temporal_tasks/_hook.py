@@ -1,0 +1,98 @@
+"""Make lmms-eval see our tasks without any flag.
+
+lmms-eval 0.7.3 has no task entry point. Two hooks cover every way it builds a TaskManager:
+
+* ``install()`` runs from ``temporal_tasks_hook.pth`` at interpreter start-up. It only puts a
+  tiny finder on ``sys.meta_path``; nothing is imported until ``lmms_eval.tasks`` itself is
+  imported, and then the TaskManager is patched right after that module has executed.
+* ``register()`` is also called by our ``lmms_eval.models`` entry point, which lmms-eval loads
+  itself (covers editable installs, where the ``.pth`` file is not installed).
+
+Both are idempotent and do nothing if lmms-eval is never imported.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+
+_TARGET = "lmms_eval.tasks"
+_FLAG = "_temporal_tasks_patched"
+
+
+def _our_dir() -> str:
+    from temporal_tasks import tasks_dir
+
+    return os.path.realpath(tasks_dir())
+
+
+def _patch(module) -> None:
+    manager = getattr(module, "TaskManager", None)
+    if manager is None or getattr(manager, _FLAG, False):
+        return
+    original = manager.initialize_tasks
+
+    def initialize_tasks(self, include_path=None, include_defaults=True):
+        if include_path is None:
+            paths = []
+        elif isinstance(include_path, str):
+            paths = [include_path]
+        else:
+            paths = list(include_path)
+        ours = _our_dir()
+        # Appended last: lmms-eval lets earlier directories win, so a built-in can never be shadowed.
+        if all(os.path.realpath(p) != ours for p in paths):
+            paths.append(ours)
+        return original(self, include_path=paths, include_defaults=include_defaults)
+
+    manager.initialize_tasks = initialize_tasks
+    setattr(manager, _FLAG, True)
+
+
+def register() -> None:
+    """Patch ``lmms_eval.tasks.TaskManager`` now (imports lmms-eval's task module)."""
+    import lmms_eval.tasks as tasks_module
+
+    _patch(tasks_module)
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):  # get_resource_reader, is_package, ... go to the real loader
+        return getattr(self._inner, name)
+
+    def create_module(self, spec):
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module):
+        self._inner.exec_module(module)
+        try:
+            _patch(module)
+        except Exception as exc:  # never break lmms-eval because of us
+            sys.stderr.write(f"temporal-tasks: could not register tasks with lmms-eval: {exc}\n")
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path, target=None):
+        if fullname != _TARGET:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return None
+        spec.loader = _Loader(spec.loader)
+        return spec
+
+
+def install() -> None:
+    """Put the lazy finder on ``sys.meta_path`` (idempotent, cheap)."""
+    if any(isinstance(f, _Finder) for f in sys.meta_path):
+        return
+    module = sys.modules.get(_TARGET)
+    if module is not None:  # already imported: patch directly
+        _patch(module)
+        return
+    sys.meta_path.insert(0, _Finder())

@@ -1,0 +1,160 @@
+"""``temporal-tasks`` command line (same as ``python -m temporal_tasks``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from temporal_tasks import tasks_dir
+
+_NAME_LINE = re.compile(r"^(task|group):\s*([A-Za-z0-9_\-]+)\s*$")
+
+
+def our_tasks() -> dict[str, tuple[str, str]]:
+    """Our task and group names from the YAML tree: ``{name: (kind, yaml path)}``."""
+    found: dict[str, tuple[str, str]] = {}
+    for path in sorted(Path(tasks_dir()).rglob("*.yaml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = _NAME_LINE.match(line)
+            if m:
+                found[m.group(2)] = (m.group(1), str(path))
+                break
+    return found
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    for name, (kind, _path) in sorted(our_tasks().items()):
+        print(f"{name}\t{kind}" if args.verbose else name)
+    return 0
+
+
+def _cmd_tasks_dir(_args: argparse.Namespace) -> int:
+    print(tasks_dir())
+    return 0
+
+
+def _cmd_fixtures(args: argparse.Namespace) -> int:
+    from temporal_tasks.fixtures import write_fixtures
+
+    written = write_fixtures(args.out_dir, args.benchmark or None)
+    for name, path in written.items():
+        print(f"{name}\t{path}")
+    return 0
+
+
+_PHRASES = {
+    "yes": ["Yes", "Yes.", "yes", "The answer is Yes."],
+    "no": ["No", "No.", "no", "Answer: No"],
+    "A": ["A", "A.", "(A)", "The answer is A."],
+    "B": ["B", "B.", "(B)", "The answer is B."],
+}
+
+
+def demo_responses(docs: list[dict], seed: int = 0, accuracy: float = 0.75) -> list[dict]:
+    """Replay lines that behave like a mediocre model: mostly right, some wrong, a few unreadable."""
+    from temporal_tasks.parsing import get_parser
+
+    rng = random.Random(seed)
+    lines = []
+    for doc in docs:
+        labels = get_parser(doc["parser"]).labels
+        roll = rng.random()
+        if roll < 0.04:
+            text = rng.choice(["", "I cannot tell from the video.", "maybe"])
+        else:
+            label = doc["gold"] if roll < accuracy else rng.choice([x for x in labels if x != doc["gold"]])
+            text = rng.choice(_PHRASES.get(label, [label]))
+        lines.append({"question_id": doc["question_id"], "response": text})
+    return lines
+
+
+def _load_all_docs(benchmark: str) -> list[dict]:
+    import importlib
+
+    return importlib.import_module(f"temporal_tasks.{benchmark}").load_docs()
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from temporal_tasks.fixtures import demo_tasks, write_fixtures
+
+    work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="temporal-tasks-demo-"))
+    data_dir = work / "data"
+    print(f"[demo] writing the synthetic fixture suite to {data_dir}", flush=True)
+    written = write_fixtures(data_dir)
+    os.environ["TEMPORAL_TASKS_DATA_DIR"] = str(data_dir)
+    os.environ.setdefault("TEMPORAL_TASKS_CACHE_DIR", str(work / "cache"))
+    responses = work / "responses.jsonl"
+    with open(responses, "w", encoding="utf-8") as fh:
+        for bench in written:
+            for line in demo_responses(_load_all_docs(bench), seed=args.seed):
+                fh.write(json.dumps(line) + "\n")
+    tasks = args.tasks or ",".join(demo_tasks())
+    cmd = [
+        sys.executable, "-m", "lmms_eval", "--model", "temporal_replay", "--model_args", f"responses={responses}",
+        "--tasks", tasks, "--batch_size", "1", "--output_path", str(work / "results"), "--log_samples",
+        "--verbosity", "DEBUG" if args.debug else "INFO",
+    ]  # fmt: skip
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    print(f"[demo] running: {' '.join(cmd)}", flush=True)
+    proc = subprocess.run(cmd, env=env, capture_output=not args.debug, text=True)
+    if proc.returncode != 0 or not list((work / "results").rglob("*_results.json")):
+        if not args.debug:
+            sys.stderr.write((proc.stdout or "")[-5000:] + (proc.stderr or "")[-5000:])
+        print("[demo] lmms-eval failed (see above)", file=sys.stderr)
+        return 1
+    if not args.debug:
+        table = [ln for ln in (proc.stdout or "").splitlines() if ln.startswith("|")]
+        print("\n".join(table))
+    print(f"[demo] results and samples: {work / 'results'}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (kept separate for tests and docs)."""
+    parser = argparse.ArgumentParser(prog="temporal-tasks", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("tasks", help="list our lmms-eval task and group names")
+    p.add_argument("-v", "--verbose", action="store_true", help="also print whether each is a task or a group")
+    p.set_defaults(func=_cmd_tasks)
+
+    p = sub.add_parser("tasks-dir", help="print the task YAML directory (for --include_path)")
+    p.set_defaults(func=_cmd_tasks_dir)
+
+    p = sub.add_parser("fixtures", help="write the synthetic benchmark copies in their official layouts")
+    p.add_argument("out_dir", help="folder to write into; use it as TEMPORAL_TASKS_DATA_DIR")
+    p.add_argument("--benchmark", action="append", help="only this benchmark (repeatable)")
+    p.set_defaults(func=_cmd_fixtures)
+
+    p = sub.add_parser("demo", help="run the fixture suite through the real lmms-eval CLI, offline")
+    p.add_argument("--out", help="work folder (default: a new temporary folder)")
+    p.add_argument("--tasks", help="comma-separated tasks (default: every task with a fixture)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulated answers")
+    p.add_argument("--debug", action="store_true", help="stream lmms-eval's output with --verbosity DEBUG")
+    p.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``temporal-tasks`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except Exception as exc:
+        from temporal_tasks.data import DataError
+
+        if isinstance(exc, DataError | ValueError | FileNotFoundError):
+            print(f"temporal-tasks: error: {exc}", file=sys.stderr)
+            return 2
+        raise
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

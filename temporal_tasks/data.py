@@ -1,0 +1,247 @@
+"""One data layer for every benchmark: where the files are, archives, and clear errors.
+
+Offline: ``TEMPORAL_TASKS_DATA_DIR`` holds one folder per benchmark laid out like its Hugging
+Face dataset repo; no network call is made at all. Online (the variable unset): the official
+repo snapshot is downloaded with ``huggingface_hub`` using the user's stored login.
+
+Zip archives are extracted once into the cache (``TEMPORAL_TASKS_CACHE_DIR``, default
+``~/.cache/temporal_tasks``) atomically: into a temporary folder, then renamed, so concurrent
+ranks never see half an extraction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
+ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
+
+HF_REPOS = {
+    "timeblind": "BaiqiL/TimeBlind",
+    "vinoground": "HanSolo9682/Vinoground",
+    "temporalbench": "microsoft/TemporalBench",
+    "velociti": "katha-ai-iiith/VELOCITI",
+}
+
+
+class DataError(RuntimeError):
+    """A problem with the benchmark files; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class BenchmarkData:
+    """Where one benchmark's files are: the repo-like root plus extracted archive folders."""
+
+    name: str
+    root: Path
+    offline: bool
+
+    def file(self, relpath: str, *, required: bool = True, hint: str = "") -> Path | None:
+        """A file of the repo layout, or a clear error if it is required and missing."""
+        path = self.root / relpath
+        if path.is_file():
+            return path
+        if required:
+            raise DataError(self.missing_message(path, hint))
+        return None
+
+    def missing_message(self, path: Path, hint: str = "") -> str:
+        where = (
+            f"{ENV_DATA_DIR} points at {self.root.parent}"
+            if self.offline
+            else f"the snapshot of {HF_REPOS[self.name]} in {self.root}"
+        )
+        fix = hint or (
+            f"copy it from the Hugging Face dataset repo {HF_REPOS[self.name]} into {self.root} "
+            "(same layout as the repo)"
+        )
+        return f"{self.name}: missing {path} ({where}). Fix: {fix}."
+
+
+def cache_dir() -> Path:
+    """Our cache root (extracted archives, built videos)."""
+    env = os.environ.get(ENV_CACHE_DIR)
+    base = Path(env).expanduser() if env else Path("~/.cache/temporal_tasks").expanduser()
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def benchmark_data(name: str) -> BenchmarkData:
+    """Locate a benchmark: the offline copy if ``TEMPORAL_TASKS_DATA_DIR`` is set, else the HF snapshot."""
+    if name not in HF_REPOS:
+        raise KeyError(f"unknown benchmark {name!r}; known: {sorted(HF_REPOS)}")
+    env = os.environ.get(ENV_DATA_DIR)
+    if env:
+        root = Path(env).expanduser().resolve() / name
+        if not root.is_dir():
+            raise DataError(
+                f"{name}: {ENV_DATA_DIR}={env} but {root} does not exist. Fix: put a copy of the Hugging Face "
+                f"dataset repo {HF_REPOS[name]} there (same layout), e.g. `temporal-tasks fixtures {env}` for the "
+                f"synthetic test copy, or unset {ENV_DATA_DIR} to download it."
+            )
+        return BenchmarkData(name, root, offline=True)
+    return BenchmarkData(name, _download(name), offline=False)
+
+
+def _download(name: str) -> Path:
+    repo = HF_REPOS[name]
+    try:
+        from huggingface_hub import snapshot_download
+        from huggingface_hub.errors import GatedRepoError, LocalEntryNotFoundError, RepositoryNotFoundError
+    except ImportError as exc:  # pragma: no cover - huggingface_hub is a dependency
+        raise DataError(f"{name}: huggingface_hub is not installed; `pip install huggingface_hub`.") from exc
+    try:
+        return Path(snapshot_download(repo_id=repo, repo_type="dataset"))
+    except GatedRepoError:
+        raise DataError(
+            f"{name}: the Hugging Face dataset {repo} is gated and this login has no access. Fix: open "
+            f"https://huggingface.co/datasets/{repo}, accept its terms, then `hf auth login` (or set HF_TOKEN); "
+            f"or download it yourself and set {ENV_DATA_DIR}."
+        ) from None
+    except RepositoryNotFoundError:
+        raise DataError(
+            f"{name}: cannot see the Hugging Face dataset {repo} (not found, or gated and you are not logged in). "
+            f"Fix: `hf auth login` with an account that accepted its terms, or set {ENV_DATA_DIR} to a local copy."
+        ) from None
+    except LocalEntryNotFoundError:
+        raise DataError(
+            f"{name}: could not download {repo} (offline, or HF_HUB_OFFLINE is set, and it is not in the HF cache). "
+            f"Fix: set {ENV_DATA_DIR} to a folder holding {name}/ laid out like the repo."
+        ) from None
+    except Exception as exc:  # network errors come in many classes
+        raise DataError(
+            f"{name}: downloading {repo} failed ({type(exc).__name__}: {exc}). "
+            f"Fix: check the network and your HF login, or set {ENV_DATA_DIR} to a local copy."
+        ) from None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Read a JSON-lines file; a bad line stops with its line number."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg}). Fix or re-download the file.") from None
+            if not isinstance(row, dict):
+                raise DataError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}.")
+            rows.append(row)
+    return rows
+
+
+def read_json(path: Path) -> object:
+    """Read a JSON file with a clear error."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}). Fix or re-download it.") from None
+
+
+def require_fields(row: dict, fields: Sequence[str], where: str) -> None:
+    """Stop if ``row`` lacks one of ``fields``; ``where`` names file and row."""
+    missing = [f for f in fields if f not in row]
+    if missing:
+        raise DataError(
+            f"{where}: missing field(s) {missing} (has {sorted(row)}). The file does not follow the official "
+            "layout; re-download it or rename the fields."
+        )
+
+
+def check_unique(ids: Iterable[str], where: str) -> None:
+    """Stop on duplicate question ids."""
+    seen: set[str] = set()
+    dups: list[str] = []
+    for qid in ids:
+        if qid in seen:
+            dups.append(qid)
+        seen.add(qid)
+    if dups:
+        raise DataError(f"{where}: duplicate question ids {dups[:10]} ({len(dups)} in all). Remove the repeated rows.")
+
+
+def check_files_exist(paths: Iterable[Path], where: str, fix: str) -> None:
+    """Stop before any model call if a video is missing or empty, naming it."""
+    missing, empty = [], []
+    for p in dict.fromkeys(paths):
+        try:
+            size = p.stat().st_size
+        except OSError:
+            missing.append(p)
+            continue
+        if size == 0:
+            empty.append(p)
+    if missing:
+        shown = "\n  ".join(str(p) for p in missing[:10])
+        raise DataError(f"{where}: {len(missing)} video file(s) missing:\n  {shown}\nFix: {fix}")
+    if empty:
+        shown = "\n  ".join(str(p) for p in empty[:10])
+        raise DataError(f"{where}: {len(empty)} video file(s) are empty (0 bytes):\n  {shown}\nFix: {fix}")
+
+
+# --------------------------------------------------------------------------- archives
+
+
+def _archive_key(path: Path) -> str:
+    st = path.stat()
+    raw = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()
+    return hashlib.sha1(raw).hexdigest()[:12]
+
+
+def extract_zip(archive: Path, bench: str) -> Path:
+    """Extract ``archive`` once into the cache and return the folder; atomic and concurrency-safe."""
+    target = cache_dir() / "extracted" / bench / f"{archive.name.removesuffix('.zip')}-{_archive_key(archive)}"
+    if target.is_dir():
+        return target
+    tmp = target.parent / f".tmp-{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir(parents=True)
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            bad = zf.testzip()
+            if bad is not None:
+                raise zipfile.BadZipFile(f"bad CRC for member {bad}")
+            zf.extractall(tmp)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise DataError(f"{bench}: cannot extract {archive} ({exc}). Fix: delete it and download it again.") from None
+    try:
+        os.rename(tmp, target)
+    except OSError:
+        # Another process finished first: its copy is complete (renames are atomic), use it.
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not target.is_dir():
+            raise
+    return target
+
+
+def content_dirs(data: BenchmarkData, archives: Sequence[str]) -> list[Path]:
+    """Folders to look for media in: the root, then each archive (already unpacked in the root or extracted)."""
+    dirs = [data.root]
+    for name in archives:
+        zipped = data.root / name
+        if zipped.is_file():
+            dirs.append(extract_zip(zipped, data.name))
+    return dirs
+
+
+def find_in(dirs: Sequence[Path], relpath: str) -> Path | None:
+    """The first ``dir/relpath`` that exists, or None."""
+    for d in dirs:
+        p = d / relpath
+        if p.exists():
+            return p
+    return None

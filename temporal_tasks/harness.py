@@ -1,0 +1,70 @@
+"""lmms-eval hooks shared by every task: visuals, prompts, targets and per-question payloads.
+
+Every benchmark loader produces docs with the same core fields:
+``question_id, group_id, role, group_size, prompt, gold, parser, videos, categories``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from temporal_tasks.parsing import get_parser, parser_mode
+from temporal_tasks.scoring import slug
+
+DOC_FIELDS = ("question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "videos", "categories")
+
+
+def doc_to_visual(doc: dict) -> list[str]:
+    """The doc's video paths, as a list (never a bare string: chat models would split it)."""
+    return list(doc["videos"])
+
+
+def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The benchmark's prompt, verbatim, with optional ``pre_prompt``/``post_prompt`` kwargs around it."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{doc['prompt']}{kwargs.get('post_prompt', '')}"
+
+
+def doc_to_target(doc: dict) -> str:
+    """The gold label."""
+    return doc["gold"]
+
+
+def make_payload(doc: dict, answer: Any) -> dict:
+    """The per-question record every aggregation and ``rescore`` works from."""
+    answer = "" if answer is None else str(answer)
+    parser = get_parser(doc["parser"])
+    mode = parser_mode()
+    pred = parser.parse(answer, mode)
+    return {
+        "question_id": doc["question_id"],
+        "group_id": doc["group_id"],
+        "role": doc["role"],
+        "group_size": int(doc["group_size"]),
+        "categories": list(doc.get("categories") or []),
+        "answer": answer,
+        "gold": doc["gold"],
+        "parser": doc["parser"],
+        "parser_mode": mode,
+        "pred": pred,
+        "correct": pred is not None and pred == doc["gold"],
+    }
+
+
+def first_answer(results: Sequence[Any] | None) -> str:
+    """lmms-eval passes a list of (stripped) generations; empty or missing means an empty answer."""
+    if not results:
+        return ""
+    first = results[0]
+    return "" if first is None else str(first)
+
+
+def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[str] = ()) -> dict[str, dict]:
+    """Map each metric key this question feeds to its payload (categories as ``<metric>_<category>``)."""
+    out = {key: payload for key in headline}
+    cats = [slug(c) for c in payload["categories"]]
+    for metric in per_category:
+        for cat in cats:
+            out[f"{metric}_{cat}"] = payload
+    return out

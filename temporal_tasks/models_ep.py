@@ -1,0 +1,16 @@
+"""Payload of our ``lmms_eval.models`` entry point (loaded by lmms-eval itself)."""
+
+from __future__ import annotations
+
+from lmms_eval.models.registry_v2 import ModelManifest
+
+from temporal_tasks import _hook
+
+# lmms-eval imports this module while building its model registry, before any TaskManager
+# exists in an eval run: registering here makes our tasks visible even without the .pth hook.
+_hook.register()
+
+manifest = ModelManifest(
+    model_id="temporal_replay",
+    simple_class_path="temporal_tasks.replay.TemporalReplay",
+)

@@ -1,0 +1,134 @@
+"""``temporal_replay``: an lmms-eval model that answers from a file of recorded responses.
+
+``--model temporal_replay --model_args responses=FILE.jsonl``, one line per question:
+``{"question_id": "...", "response": "..."}`` and, for log-likelihood tasks, optionally
+``"loglikelihood": {"Yes": -0.1, "No": -2.4}`` (log-probabilities of each continuation).
+
+Uses: score answers collected elsewhere (API batch jobs) through the exact pipeline, and let
+tests assert exact metric values through the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from lmms_eval.api.model import lmms
+
+from temporal_tasks.data import DataError
+from temporal_tasks.log import logger
+
+
+def read_responses(path: str | Path) -> dict[str, dict]:
+    """Read a replay file into ``{question_id: record}``; a malformed line stops with its number."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"temporal_replay: responses file {path} does not exist. Fix: pass responses=FILE.jsonl.")
+    records: dict[str, dict] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"{where}: not valid JSON ({exc.msg}). Each line must be "
+                    '{"question_id": "...", "response": "..."}.'
+                ) from None
+            if not isinstance(rec, dict) or "question_id" not in rec:
+                raise DataError(f'{where}: each line must be an object with "question_id" and "response".')
+            if "response" not in rec and "loglikelihood" not in rec:
+                raise DataError(f'{where}: no "response" (or "loglikelihood") for question {rec["question_id"]!r}.')
+            if "response" in rec and not isinstance(rec["response"], str | None):
+                raise DataError(f'{where}: "response" must be a string, got {type(rec["response"]).__name__}.')
+            ll = rec.get("loglikelihood")
+            if ll is not None and (
+                not isinstance(ll, dict) or not all(isinstance(v, int | float) for v in ll.values())
+            ):
+                raise DataError(f'{where}: "loglikelihood" must map continuations to numbers (log-probabilities).')
+            qid = str(rec["question_id"])
+            if qid in records:
+                raise DataError(f"{where}: question_id {qid!r} appears twice. Keep one answer per question.")
+            records[qid] = rec
+    return records
+
+
+class TemporalReplay(lmms):
+    """Replays recorded answers keyed by our ``question_id``; works with several processes."""
+
+    def __init__(self, responses: str = "", device: str = "cpu", **kwargs) -> None:
+        super().__init__()
+        if not responses:
+            raise DataError("temporal_replay: pass --model_args responses=FILE.jsonl (one JSON answer per line).")
+        import torch
+
+        self._records = read_responses(responses)
+        self._path = responses
+        self._device = torch.device(device)
+        self._init_distributed()
+
+    def _init_distributed(self) -> None:
+        from accelerate import Accelerator
+
+        accelerator = Accelerator(cpu=self._device.type == "cpu")
+        if accelerator.num_processes > 1:
+            self.accelerator = accelerator
+            self._rank = accelerator.process_index
+            self._world_size = accelerator.num_processes
+
+    @property
+    def device(self):
+        """lmms-eval moves nothing here, but multi-process runs require the attribute."""
+        return self._device
+
+    def _doc(self, task: str, split: str, doc_id: int) -> dict:
+        return self.task_dict[task][split][doc_id]
+
+    def _record(self, task: str, split: str, doc_id: int, missing: list[str]) -> dict | None:
+        qid = str(self._doc(task, split, doc_id)["question_id"])
+        rec = self._records.get(qid)
+        if rec is None:
+            missing.append(qid)
+        return rec
+
+    def _report_missing(self, missing: list[str], what: str) -> None:
+        if missing:
+            logger.warning(
+                f"temporal_replay: {len(missing)} question(s) have no {what} in {self._path} "
+                f"(answered empty, scored as wrong), e.g. {missing[:5]}"
+            )
+
+    def generate_until(self, requests) -> list[str]:
+        """Answer each request with the recorded response (empty if none)."""
+        out, missing = [], []
+        for req in requests:
+            *_, doc_id, task, split = req.args
+            rec = self._record(task, split, doc_id, missing)
+            response = "" if rec is None else (rec.get("response") or "")
+            out.append(response)
+        self._report_missing(missing, "response")
+        return out
+
+    def loglikelihood(self, requests) -> list[tuple[float, bool]]:
+        """Return lmms-eval's loss convention: the negative log-probability of the continuation."""
+        out, missing = [], []
+        for req in requests:
+            _ctx, continuation, _visual, doc_id, task, split = req.args
+            rec = self._record(task, split, doc_id, missing)
+            table = (rec or {}).get("loglikelihood") or {}
+            key = continuation.strip() if continuation.strip() in table else continuation
+            if key not in table:
+                if rec is not None:
+                    missing.append(f"{rec['question_id']}:{continuation!r}")
+                out.append((math.inf, False))  # probability 0
+                continue
+            out.append((-float(table[key]), False))
+        self._report_missing(missing, "loglikelihood")
+        return out
+
+    def generate_until_multi_round(self, requests) -> list[str]:
+        """Same as ``generate_until``."""
+        return self.generate_until(requests)

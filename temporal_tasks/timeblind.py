@@ -1,0 +1,202 @@
+"""TimeBlind (Li et al.): 600 instances x 4 trials; Acc, Q-Acc, V-Acc and I-Acc.
+
+Layout (HF ``BaiqiL/TimeBlind``): ``data.jsonl`` rows ``{"index", "video_path", "question",
+"answer", "type"}``, videos under ``videos/`` (``video_path`` starts with ``TimeBlind/``), and
+optionally ``tags.json`` (``{tag: [row indices]}``, from the official GitHub repo).
+
+Gold is positional, as in the official scorer: ``index // 4`` is the instance and ``index % 4``
+the trial (q0 v0, q0 v1, q1 v0, q1 v1) with gold yes,no,no,yes (A,B,B,A). The loader checks
+that the ``answer`` field agrees and stops if it does not.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from temporal_tasks.data import (
+    BenchmarkData,
+    DataError,
+    benchmark_data,
+    check_files_exist,
+    check_unique,
+    read_json,
+    read_jsonl,
+    require_fields,
+)
+from temporal_tasks.harness import first_answer, make_payload, results_for
+from temporal_tasks.log import logger, warn_once
+from temporal_tasks.parsing import get_parser
+from temporal_tasks.scoring import collect_groups, slug, unit_accuracy
+from temporal_tasks.scoring import invalid_rate as _invalid_rate
+
+NAME = "timeblind"
+ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
+GOLD = {"yes_no": ("yes", "no", "no", "yes"), "multiple_choice": ("A", "B", "B", "A")}
+SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
+PARSER = {"yes_no": "timeblind_yes_no", "multiple_choice": "timeblind_mc"}
+FIELDS = ("index", "video_path", "question", "answer", "type")
+
+# 11 fine-grained and 3 coarse tags of the official tags.json (metric keys use their slugs).
+KNOWN_TAGS = (
+    "Fine-Grained_Actions", "State_Transition", "Speed", "Force", "Magnitude", "Direction", "Duration",
+    "Repetition", "Temporal_Relation", "Causal_Contingency", "Cross-Event_Comparison",
+    "Event", "Event_Attribute", "Structural Event Logic",
+)  # fmt: skip
+
+HEADLINE = ("trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate")
+UNITS = {
+    "trial_acc": "each",
+    "question_acc": (("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")),
+    "video_acc": (("q0_v0", "q1_v0"), ("q0_v1", "q1_v1")),
+    "instance_acc": (ROLES,),
+}
+
+
+def _video_relpath(video_path: str) -> str:
+    # data.jsonl paths are relative to the code repo ("TimeBlind/videos/..."), not the HF repo root.
+    path = video_path.replace("\\", "/")
+    return path[len("TimeBlind/") :] if path.startswith("TimeBlind/") else path
+
+
+def _tags_by_row(path: Path, n_rows: int) -> dict[int, list[str]]:
+    raw = read_json(path)
+    if not isinstance(raw, dict):
+        raise DataError(f"{path}: expected an object {{tag: [row indices]}}, got {type(raw).__name__}.")
+    by_row: dict[int, list[str]] = defaultdict(list)
+    unknown = sorted(set(raw) - set(KNOWN_TAGS))
+    if unknown:
+        warn_once(f"{path}: tags {unknown} are not official TimeBlind tags; no metric key is reported for them.")
+    for tag, rows in raw.items():
+        if not isinstance(rows, list) or not all(isinstance(r, int) for r in rows):
+            raise DataError(f"{path}: tag {tag!r} must map to a list of integer row indices.")
+        out_of_range = [r for r in rows if not 0 <= r < n_rows]
+        if out_of_range:
+            raise DataError(f"{path}: tag {tag!r} lists rows {out_of_range[:5]} that data.jsonl does not have.")
+        for r in rows:
+            by_row[r].append(tag)
+    return by_row
+
+
+def load_docs(data: BenchmarkData | None = None) -> list[dict]:
+    """Read and validate TimeBlind into our doc schema (stops on any inconsistency)."""
+    data = data or benchmark_data(NAME)
+    ann = data.file("data.jsonl")
+    rows = read_jsonl(ann)
+    if not rows:
+        raise DataError(f"{ann}: no rows. Re-download data.jsonl from {data.root}.")
+    for lineno, row in enumerate(rows, 1):
+        require_fields(row, FIELDS, f"{ann} row {lineno}")
+        if row["type"] not in GOLD:
+            raise DataError(f"{ann} row {lineno}: type {row['type']!r} is neither 'yes_no' nor 'multiple_choice'.")
+        if not isinstance(row["index"], int) or row["index"] < 0:
+            raise DataError(f"{ann} row {lineno}: index {row['index']!r} is not a non-negative integer.")
+    check_unique((str(r["index"]) for r in rows), str(ann))
+
+    groups: dict[int, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[row["index"] // 4].append(row)
+    broken = {g: sorted(r["index"] % 4 for r in members) for g, members in groups.items() if len(members) != 4}
+    if broken:
+        sample = list(broken.items())[:5]
+        raise DataError(
+            f"{ann}: {len(broken)} instance(s) do not have the 4 trials index//4 requires, e.g. "
+            f"{', '.join(f'instance {g} has trials {t}' for g, t in sample)}. The file is truncated or reordered."
+        )
+
+    disagree = []
+    for row in rows:
+        kind, role = row["type"], row["index"] % 4
+        gold = GOLD[kind][role]
+        stated = get_parser(PARSER[kind]).parse(str(row["answer"]), "robust")
+        if stated != gold:
+            disagree.append(
+                f"index {row['index']} ({kind}, trial {ROLES[role]}): answer {row['answer']!r}, "
+                f"position implies {gold!r}"
+            )
+        if len({r["type"] for r in groups[row["index"] // 4]}) != 1:
+            raise DataError(f"{ann}: instance {row['index'] // 4} mixes question types.")
+    if disagree:
+        shown = "\n  ".join(disagree[:20])
+        raise DataError(
+            f"{ann}: the 'answer' field disagrees with the positional gold of the official scorer in "
+            f"{len(disagree)} row(s):\n  {shown}\nFix: restore the official row order (index//4 = instance, "
+            "index%4 = q0v0,q0v1,q1v0,q1v1) or re-download data.jsonl."
+        )
+
+    tags_path = data.file("tags.json", required=False)
+    tags = _tags_by_row(tags_path, max(r["index"] for r in rows) + 1) if tags_path else {}
+    if not tags_path:
+        logger.info(f"timeblind: no tags.json in {data.root}; per-category metrics are not reported.")
+
+    videos = {r["index"]: data.root / _video_relpath(r["video_path"]) for r in rows}
+    check_files_exist(
+        videos.values(), f"timeblind ({ann})",
+        f"copy the videos/ folder of {data.root.name} from the HF repo BaiqiL/TimeBlind into {data.root}",
+    )  # fmt: skip
+
+    docs = []
+    for row in sorted(rows, key=lambda r: r["index"]):
+        idx, kind = row["index"], row["type"]
+        docs.append(
+            {
+                "question_id": str(idx),
+                "group_id": f"timeblind/{idx // 4}",
+                "role": ROLES[idx % 4],
+                "group_size": 4,
+                "prompt": f"{row['question']}{SUFFIX[kind]}",
+                "gold": GOLD[kind][idx % 4],
+                "parser": PARSER[kind],
+                "videos": [str(videos[idx])],
+                "categories": [*tags.get(idx, []), kind],
+                "index": idx,
+                "type": kind,
+            }
+        )
+    return docs
+
+
+def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
+    """lmms-eval ``process_docs``: replace the placeholder split by the validated TimeBlind docs."""
+    import datasets
+
+    return datasets.Dataset.from_list(load_docs())
+
+
+def process_results(doc: dict, results: list) -> dict[str, dict]:
+    """One payload under every metric key this trial feeds."""
+    payload = make_payload(doc, first_answer(results))
+    return results_for(payload, HEADLINE, per_category=("instance_acc",))
+
+
+def _metric(items: list, metric: str) -> float:
+    groups = collect_groups(items, label=NAME, report=metric == "instance_acc")
+    return unit_accuracy(groups, UNITS[metric])
+
+
+def trial_acc(items: list) -> float:
+    """Acc: percent of trials answered correctly."""
+    return _metric(items, "trial_acc")
+
+
+def question_acc(items: list) -> float:
+    """Q-Acc: percent of (instance, question) pairs right on both videos."""
+    return _metric(items, "question_acc")
+
+
+def video_acc(items: list) -> float:
+    """V-Acc: percent of (instance, video) pairs right on both questions."""
+    return _metric(items, "video_acc")
+
+
+def instance_acc(items: list) -> float:
+    """I-Acc (headline): percent of instances with all four trials right."""
+    return _metric(items, "instance_acc")
+
+
+def invalid_rate(items: list) -> float:
+    """Percent of scored trials whose answer could not be parsed."""
+    return _invalid_rate(collect_groups(items, label=NAME))
+
+
+CATEGORY_KEYS = tuple(slug(t) for t in (*KNOWN_TAGS, "yes_no", "multiple_choice"))

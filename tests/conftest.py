@@ -1,0 +1,125 @@
+"""Shared test fixtures: the generated benchmark copies and a runner for the real lmms-eval CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks.fixtures import write_fixtures
+
+
+@pytest.fixture(scope="session")
+def fixture_root(tmp_path_factory) -> Path:
+    """Every benchmark fixture, written once per session (the TEMPORAL_TASKS_DATA_DIR of CLI runs)."""
+    root = tmp_path_factory.mktemp("data")
+    write_fixtures(root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def cache_root(tmp_path_factory) -> Path:
+    """A session-wide TEMPORAL_TASKS_CACHE_DIR."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def offline_env(fixture_root, cache_root, monkeypatch) -> Path:
+    """Point the data layer at the fixtures (in-process tests)."""
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache_root))
+    monkeypatch.delenv("TEMPORAL_TASKS_PARSER", raising=False)
+    return fixture_root
+
+
+@dataclass
+class Run:
+    """Outcome of one lmms-eval CLI run."""
+
+    returncode: int
+    output: str
+    results: dict = field(default_factory=dict)
+    samples: dict = field(default_factory=dict)
+
+    def metrics(self, task: str) -> dict[str, float]:
+        """``{metric: value}`` of one task, without lmms-eval's ``,none`` filter suffix."""
+        raw = self.results["results"][task]
+        return {k.split(",")[0]: v for k, v in raw.items() if k.endswith(",none") and "_stderr" not in k}
+
+
+def write_responses(path: Path, answers: dict[str, str]) -> Path:
+    """A replay file from ``{question_id: response}``."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for qid, text in answers.items():
+            fh.write(json.dumps({"question_id": qid, "response": text}) + "\n")
+    return path
+
+
+@pytest.fixture
+def lmms_eval(fixture_root, cache_root, tmp_path):
+    """Run ``python -m lmms_eval`` (``--verbosity DEBUG`` so failures exit non-zero) and read its outputs."""
+    counter = {"n": 0}
+
+    def run(
+        tasks: str,
+        *,
+        responses: dict[str, str] | Path | None = None,
+        model: str = "temporal_replay",
+        model_args: str | None = None,
+        env: dict[str, str] | None = None,
+        args: list[str] | tuple[str, ...] = (),
+        data_dir: Path | None = None,
+        expect_ok: bool = True,
+        timeout: int = 900,
+    ) -> Run:
+        counter["n"] += 1
+        out = tmp_path / f"run{counter['n']}"
+        out.mkdir()
+        if isinstance(responses, dict):
+            responses = write_responses(out / "responses.jsonl", responses)
+        if model_args is None:
+            model_args = f"responses={responses}" if responses is not None else ""
+        cmd = [
+            sys.executable,
+            "-m",
+            "lmms_eval",
+            "--model",
+            model,
+            "--tasks",
+            tasks,
+            "--batch_size",
+            "1",
+            "--output_path",
+            str(out / "results"),
+            "--log_samples",
+            "--verbosity",
+            "DEBUG",
+            *args,
+        ]
+        if model_args:
+            cmd[4:4] = ["--model_args", model_args]
+        full_env = dict(os.environ)
+        full_env.update(
+            TEMPORAL_TASKS_DATA_DIR=str(data_dir or fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache_root),
+            HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+        )  # fmt: skip
+        full_env.pop("TEMPORAL_TASKS_PARSER", None)
+        full_env.update(env or {})
+        proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=out)
+        run_ = Run(proc.returncode, proc.stdout + proc.stderr)
+        found = sorted((out / "results").rglob("*_results.json"))
+        if found:
+            run_.results = json.loads(found[-1].read_text())
+            for sample_file in (out / "results").rglob("*_samples_*.jsonl"):
+                task = sample_file.stem.split("_samples_", 1)[1]
+                run_.samples[task] = [json.loads(x) for x in sample_file.read_text().splitlines() if x.strip()]
+        if expect_ok:
+            assert proc.returncode == 0 and found, f"lmms-eval failed ({proc.returncode}):\n{run_.output[-6000:]}"
+        return run_
+
+    return run
