@@ -6,9 +6,11 @@ Every benchmark loader produces docs with the same core fields:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from temporal_tasks.data import DataError
+from temporal_tasks.log import logger
 from temporal_tasks.parsing import get_parser, parser_mode
 from temporal_tasks.scoring import slug
 
@@ -68,3 +70,20 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
         for cat in cats:
             out[f"{metric}_{cat}"] = payload
     return out
+
+
+def docs_dataset(load: Callable[[], list[dict]]):
+    """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
+
+    A data problem ends the process with its message and exit status 1. lmms-eval catches
+    ordinary exceptions, retries them and then exits 0 unless ``--verbosity DEBUG``; a
+    ``SystemExit`` passes through, so a broken copy never looks like a successful run.
+    """
+    import datasets
+
+    try:
+        docs = load()
+    except DataError as exc:
+        logger.error(f"temporal-tasks: {exc}")
+        raise SystemExit(f"temporal-tasks: {exc}") from None
+    return datasets.Dataset.from_list(docs)

@@ -24,7 +24,7 @@ from temporal_tasks.data import (
     read_jsonl,
     require_fields,
 )
-from temporal_tasks.harness import first_answer, make_payload, results_for
+from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import get_parser
 from temporal_tasks.scoring import collect_groups, slug, unit_accuracy
@@ -158,9 +158,7 @@ def load_docs(data: BenchmarkData | None = None) -> list[dict]:
 
 def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
     """lmms-eval ``process_docs``: replace the placeholder split by the validated TimeBlind docs."""
-    import datasets
-
-    return datasets.Dataset.from_list(load_docs())
+    return docs_dataset(load_docs)
 
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:

@@ -102,7 +102,7 @@ def lmms_eval(fixture_root, cache_root, tmp_path):
             *args,
         ]
         if model_args:
-            cmd[4:4] = ["--model_args", model_args]
+            cmd[5:5] = ["--model_args", model_args]
         full_env = dict(os.environ)
         full_env.update(
             TEMPORAL_TASKS_DATA_DIR=str(data_dir or fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache_root),

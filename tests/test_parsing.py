@@ -1,0 +1,129 @@
+"""Answer parsers: robust extraction, official TimeBlind cascade, and never raising."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from temporal_tasks.parsing import PARSERS, get_parser, parser_mode
+
+YES_NO = [
+    ("Yes", "yes"),
+    ("no", "no"),
+    ("  No.", "no"),
+    ("**Yes**", "yes"),
+    ("YES, the square moves right.", "yes"),
+    ("<think>maybe no... </think>Yes", "yes"),
+    ("The answer is no.", "no"),
+    ("Answer: Yes", "yes"),
+    ("I think there is no doubt, and the final answer is yes", "yes"),
+    ("", None),
+    ("   ", None),
+    ("I cannot tell.", None),
+    ("yes and no", "yes"),  # leading word wins
+    ("Well, yes or no, hard to say", None),  # two different standalone words, no marker
+    ("<think>unfinished reasoning, yes", None),  # reasoning cut off: no answer yet
+    ("Nothing moves", None),  # 'no' inside a word is not an answer
+]
+
+LETTERS = [
+    ("A", "A"),
+    ("b", "B"),
+    ("(B)", "B"),
+    ("B.", "B"),
+    ("**A**", "A"),
+    (" a", "A"),
+    ("The answer is (B).", "B"),
+    ("Answer: A", "A"),
+    ("<think>Option A says left. Option B says right.</think> B", "B"),
+    ("<|begin_of_box|>B<|end_of_box|>", "B"),
+    ("B) The blue square appears first.", "B"),
+    ("I pick B because it moves up", "B"),
+    ("A person walks left. B", None),  # ambiguous: two capital letters, no marker
+    ("a dog runs", None),  # the article is not option A
+    ("", None),
+    ("C", None),
+]
+
+
+@pytest.mark.parametrize(("text", "label"), YES_NO)
+def test_robust_yes_no(text, label):
+    assert get_parser("timeblind_yes_no").parse(text, "robust") == label
+
+
+@pytest.mark.parametrize(("text", "label"), LETTERS)
+def test_robust_letters(text, label):
+    assert get_parser("timeblind_mc").parse(text, "robust") == label
+    assert get_parser("first_char_ab").parse(text, "robust") == label
+
+
+# The official TimeBlind `extract_answer` cascade, including its documented traps (spec §5.6).
+TB_OFFICIAL_YN = [
+    ("Yes", "yes"),
+    ("no.", "no"),
+    ("There is no indication of movement, so Yes", "no"),  # first standalone yes/no wins
+    ("Final answer: yes. Actually no", "yes"),  # pattern 1 beats pattern 2
+    ("Nope", None),
+    ("", None),
+    ("yes!", "yes"),
+    ("yes,", "yes"),
+    ("yesno", None),
+]
+TB_OFFICIAL_MC = [
+    ("A", "A"),
+    ("b", "B"),  # case-insensitive
+    ("Yes", None),  # a yes/no answer to an MC row is invalid
+    ("<think>Option A says left. Option B says right.</think> <|begin_of_box|>B<|end_of_box|>", "A"),  # pattern 2
+    ("I would say a", "A"),  # the article "a" is read as option A by pattern 5
+    ("(B) obviously", "B"),  # pattern 3
+    ("Answer: B", "B"),  # pattern 1
+    ("The answer is B.", "B"),  # pattern 5 after the keyword ('The ' before it has no letter)
+    ("B. moves down", "B"),  # pattern 4
+    ("a/b", None),  # slashes block pattern 5
+    ("", None),
+]
+
+
+@pytest.mark.parametrize(("text", "label"), TB_OFFICIAL_YN)
+def test_official_timeblind_yes_no(text, label):
+    assert get_parser("timeblind_yes_no").parse(text, "official") == label
+
+
+@pytest.mark.parametrize(("text", "label"), TB_OFFICIAL_MC)
+def test_official_timeblind_mc(text, label):
+    assert get_parser("timeblind_mc").parse(text, "official") == label
+
+
+@pytest.mark.parametrize(
+    ("text", "label"), [("A", "A"), ("b is right", "B"), ("The answer is A", None), (" A", None), ("", None)]
+)
+def test_official_first_char(text, label):
+    # Vinoground / TemporalBench: response[0].lower() == gt.lower(); lmms-eval strips answers first.
+    assert get_parser("first_char_ab").parse(text, "official") == label
+
+
+def test_mode_from_environment(monkeypatch):
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
+    assert parser_mode() == "official"
+    assert get_parser("timeblind_mc").parse("I would say a") == "A"
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
+    assert get_parser("timeblind_mc").parse("I would say a") is None
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "fuzzy")
+    with pytest.raises(ValueError, match="robust.*official"):
+        parser_mode()
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=st.one_of(st.text(), st.text(alphabet="AaBbYesNo <>/think*()_.:\n", max_size=80)))
+def test_parsers_never_raise_and_return_valid_labels(text):
+    for parser in PARSERS.values():
+        for mode in ("robust", "official"):
+            label = parser.parse(text, mode)
+            assert label is None or label in parser.labels
+
+
+def test_non_string_answers_are_invalid_not_errors():
+    parser = get_parser("timeblind_yes_no")
+    assert parser.parse(None, "robust") is None
+    assert parser.parse(123, "official") is None

@@ -1,0 +1,110 @@
+"""The shared scoring core, on hand-computed cases, shuffled order, truncated groups and bad answers."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from temporal_tasks.harness import make_payload, results_for
+from temporal_tasks.scoring import collect_groups, invalid_rate, slug, unit_accuracy
+
+ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
+GOLD = ("yes", "no", "no", "yes")
+
+
+def _doc(group: int, role: int, categories=()) -> dict:
+    return {
+        "question_id": str(4 * group + role),
+        "group_id": f"g{group}",
+        "role": ROLES[role],
+        "group_size": 4,
+        "gold": GOLD[role],
+        "parser": "timeblind_yes_no",
+        "categories": list(categories),
+    }
+
+
+def _payloads(answers: dict[int, str | None]) -> list[dict]:
+    return [make_payload(_doc(i // 4, i % 4), a) for i, a in answers.items()]
+
+
+# Three groups. g0 all right; g1 trial q0_v1 wrong; g2 q1_v1 empty (invalid) and q1_v0 wrong.
+ANSWERS = {
+    0: "Yes", 1: "No", 2: "no", 3: "yes",
+    4: "Yes", 5: "Yes", 6: "No", 7: "Yes",
+    8: "yes", 9: "no", 10: "yes", 11: "",
+}  # fmt: skip
+
+
+def test_hand_computed_unit_metrics():
+    groups = collect_groups(_payloads(ANSWERS))
+    # trials right: 4 + 3 + 2 = 9 of 12
+    assert unit_accuracy(groups, "each") == pytest.approx(100 * 9 / 12)
+    # question units (q0: v0,v1; q1: v0,v1): g0 2, g1 1 (q1), g2 1 (q0) -> 4 of 6
+    assert unit_accuracy(groups, [("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")]) == pytest.approx(100 * 4 / 6)
+    # video units (v0: q0,q1; v1: q0,q1): g0 2, g1 1 (v0), g2 0 -> 3 of 6
+    assert unit_accuracy(groups, [("q0_v0", "q1_v0"), ("q0_v1", "q1_v1")]) == pytest.approx(50.0)
+    assert unit_accuracy(groups, [ROLES]) == pytest.approx(100 / 3)
+    assert unit_accuracy(groups, "all") == pytest.approx(100 / 3)
+    assert invalid_rate(groups) == pytest.approx(100 / 12)
+
+
+def test_invalid_drop_policy_removes_units_from_denominator():
+    groups = collect_groups(_payloads(ANSWERS))
+    # g2's q1 unit holds the empty answer: dropped, so question accuracy is 4 of 5.
+    assert unit_accuracy(groups, [("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")], invalid="drop") == pytest.approx(80.0)
+
+
+def test_order_does_not_matter():
+    payloads = _payloads(ANSWERS)
+    expected = unit_accuracy(collect_groups(payloads), [ROLES])
+    rng = random.Random(7)
+    for _ in range(20):
+        rng.shuffle(payloads)
+        assert unit_accuracy(collect_groups(payloads), [ROLES]) == expected
+
+
+def test_truncated_group_is_left_out_and_counted():
+    payloads = _payloads({k: v for k, v in ANSWERS.items() if k < 6})  # --limit 6 cuts g1
+    groups = collect_groups(payloads)
+    assert list(groups.complete) == ["g0"] and groups.left_out == 1
+    assert unit_accuracy(groups, "each") == 100.0
+
+
+def test_nothing_complete_gives_nan_not_zero():
+    groups = collect_groups(_payloads({0: "yes", 1: "no"}))
+    assert math.isnan(unit_accuracy(groups, "each"))
+    assert math.isnan(invalid_rate(groups))
+
+
+@pytest.mark.parametrize("answer", [None, "", "   ", "\x00\x01", "🙂" * 500, "<think>", "Maybe?"])
+def test_garbage_answers_are_wrong_and_invalid(answer):
+    payloads = _payloads({0: answer, 1: "No", 2: "no", 3: "yes"})
+    assert payloads[0]["pred"] is None and payloads[0]["correct"] is False
+    groups = collect_groups(payloads)
+    assert unit_accuracy(groups, "each") == 75.0
+    assert invalid_rate(groups) == 25.0
+
+
+def test_repeated_answer_is_ignored_but_conflicting_roles_raise():
+    payloads = _payloads(ANSWERS)
+    assert collect_groups([*payloads, payloads[0]]).duplicates == 1
+    clash = dict(payloads[1], question_id="other")
+    with pytest.raises(ValueError, match="both claim role"):
+        collect_groups([*payloads, clash])
+
+
+def test_results_for_adds_category_keys():
+    payload = make_payload(_doc(0, 0, ["Cross-Event_Comparison", "Structural Event Logic"]), "yes")
+    keys = results_for(payload, ["acc"], ["instance_acc"])
+    assert set(keys) == {"acc", "instance_acc_cross_event_comparison", "instance_acc_structural_event_logic"}
+    assert all(v is payload for v in keys.values())
+    assert "score" not in payload  # lmms-eval would compute a misleading per-question stderr from it
+
+
+def test_slug():
+    assert slug("Fine-Grained_Actions") == "fine_grained_actions"
+    assert slug("  Structural Event Logic ") == "structural_event_logic"
+    assert slug("Something-V2 (x)") == "something_v2_x"
