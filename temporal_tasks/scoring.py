@@ -15,9 +15,12 @@ to score is NaN, never a made-up 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import numpy as np
 
 from temporal_tasks.log import warn_once
 
@@ -134,3 +137,171 @@ def slug(name: str) -> str:
             out.append("_")
             prev_us = True
     return "".join(out).strip("_")
+
+
+# --------------------------------------------------------------------------- confidence intervals
+
+BOOTSTRAP_ITERS = 1000
+BOOTSTRAP_SEED = 20261122
+
+
+def unit_counts(groups: Groups, units: Units, *, invalid: InvalidPolicy = "wrong") -> tuple[list[str], np.ndarray]:
+    """Per complete group (sorted by id): ``(ids, counts)`` with ``counts[:, 0]`` right units, ``[:, 1]`` units."""
+    ids = sorted(groups.complete)
+    counts = np.zeros((len(ids), 2), dtype=np.int64)
+    for row, gid in enumerate(ids):
+        members = groups.complete[gid]
+        for unit in _unit_roles(units, members):
+            picked = [members[r] for r in unit]
+            if invalid == "drop" and any(p["pred"] is None for p in picked):
+                continue
+            counts[row, 1] += 1
+            if all(p["correct"] for p in picked):
+                counts[row, 0] += 1
+    return ids, counts
+
+
+def bootstrap_ci(
+    counts: np.ndarray,
+    strata: Sequence[str] | None = None,
+    *,
+    iters: int = BOOTSTRAP_ITERS,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI, resampling *groups*, of ``100 * sum(right) / sum(units)``.
+
+    With ``strata`` (one label per group) groups are resampled within each stratum and the
+    statistic is the mean of the per-stratum percentages (e.g. VELOCITI's mean over tests).
+
+    Resampling G groups with replacement only matters through how many draws land on each
+    distinct ``(right, units)`` pair, which is multinomial: drawing those counts directly gives
+    the same distribution in O(distinct pairs) per resample instead of O(G). Seeded, and
+    independent of payload order (classes are sorted).
+    """
+    counts = np.asarray(counts, dtype=np.int64).reshape(-1, 2)
+    if len(counts) == 0:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    labels = np.asarray(strata) if strata is not None else np.zeros(len(counts), dtype=np.int64)
+    per_stratum = []
+    for stratum in sorted(set(labels.tolist())):
+        classes, weight = np.unique(counts[labels == stratum], axis=0, return_counts=True)
+        draws = rng.multinomial(int(weight.sum()), weight / weight.sum(), size=iters)  # (iters, K)
+        num = draws @ classes[:, 0]
+        den = draws @ classes[:, 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_stratum.append(np.where(den > 0, 100.0 * num / np.maximum(den, 1), np.nan))
+    with np.errstate(invalid="ignore"):
+        stats = np.nanmean(np.vstack(per_stratum), axis=0) if len(per_stratum) > 1 else per_stratum[0]
+    stats = stats[~np.isnan(stats)]
+    if stats.size == 0:
+        return math.nan, math.nan
+    tail = 100.0 * (1.0 - level) / 2.0
+    low, high = np.percentile(stats, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """A metric value with its bootstrap CI."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+
+
+_memo_lock = threading.Lock()
+_memo: dict[tuple, tuple[list, MetricResult]] = {}
+
+
+def _fingerprint(items: Sequence[Any]) -> tuple:
+    # lmms-eval gives each metric key its own list, but in one process the lists hold the same
+    # payload objects, so identities let the value, CI-low and CI-high keys share one computation.
+    # The cached entry keeps the list alive, so identities cannot be reused while it is cached.
+    if not items:
+        return (0,)
+    return (len(items), id(items[0]), id(items[-1]), sum(map(id, items)))
+
+
+def memo_metric(key: str, items: Sequence[Any], compute: Callable[[], MetricResult]) -> MetricResult:
+    """Compute ``compute()`` once per (metric key, payload list); correctness never depends on a hit."""
+    fp = (key, *_fingerprint(items))
+    with _memo_lock:
+        hit = _memo.get(fp)
+    if hit is not None:
+        return hit[1]
+    result = compute()
+    with _memo_lock:
+        if len(_memo) > 256:
+            _memo.clear()
+        _memo[fp] = (list(items), result)
+    return result
+
+
+def unit_metric(
+    items: Sequence[Payload],
+    units: Units,
+    *,
+    label: str,
+    key: str,
+    invalid: InvalidPolicy = "wrong",
+    report: bool = False,
+) -> MetricResult:
+    """A unit-accuracy metric with its group-bootstrap CI (memoised per payload list)."""
+
+    def compute() -> MetricResult:
+        groups = collect_groups(items, label=label, report=report)
+        _ids, counts = unit_counts(groups, units, invalid=invalid)
+        value = percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
+        low, high = bootstrap_ci(counts)
+        return MetricResult(value, low, high)
+
+    return memo_metric(f"{label}:{key}:{invalid}", items, compute)
+
+
+def make_aggregators(
+    label: str,
+    metrics: Mapping[str, Units],
+    *,
+    headline: str,
+    invalid: InvalidPolicy | Callable[[], InvalidPolicy] = "wrong",
+) -> dict[str, Callable[[list], float]]:
+    """lmms-eval aggregation functions ``<m>``, ``<m>_ci_low``, ``<m>_ci_high``, ``<m>_category`` per unit metric.
+
+    ``headline`` is the metric whose aggregation warns about incomplete groups (once).
+    ``invalid`` may be a callable so a benchmark can pick the policy from the parser mode.
+    """
+    out: dict[str, Callable[[list], float]] = {}
+    for name, units in metrics.items():
+
+        def result(items: list, _name: str = name, _units: Units = units) -> MetricResult:
+            policy = invalid() if callable(invalid) else invalid
+            return unit_metric(items, _units, label=label, key=_name, invalid=policy, report=_name == headline)
+
+        def value(items: list, _r=result) -> float:
+            return _r(items).value
+
+        def ci_low(items: list, _r=result) -> float:
+            return _r(items).ci_low
+
+        def ci_high(items: list, _r=result) -> float:
+            return _r(items).ci_high
+
+        def per_category(items: list, _name: str = name, _units: Units = units) -> float:
+            # Same metric on one category's payloads; silent, the headline already warned once.
+            policy = invalid() if callable(invalid) else invalid
+            return unit_metric(items, _units, label=label, key=_name, invalid=policy).value
+
+        variants = (
+            ("", value, "value"),
+            ("_ci_low", ci_low, "95% CI low"),
+            ("_ci_high", ci_high, "95% CI high"),
+            ("_category", per_category, "value on one category's questions (for <metric>_<category> keys)"),
+        )
+        for suffix, fn, what in variants:
+            fn.__name__ = f"{name}{suffix}"
+            fn.__qualname__ = fn.__name__
+            fn.__doc__ = f"{label} {name}: {what} (percent; groups bootstrapped for the CI)."
+            out[fn.__name__] = fn
+    return out

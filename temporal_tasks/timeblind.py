@@ -27,7 +27,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import get_parser
-from temporal_tasks.scoring import collect_groups, slug, unit_accuracy
+from temporal_tasks.scoring import collect_groups, make_aggregators, slug
 from temporal_tasks.scoring import invalid_rate as _invalid_rate
 
 NAME = "timeblind"
@@ -44,7 +44,11 @@ KNOWN_TAGS = (
     "Event", "Event_Attribute", "Structural Event Logic",
 )  # fmt: skip
 
-HEADLINE = ("trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate")
+HEADLINE = (
+    "trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate",
+    "trial_acc_ci_low", "trial_acc_ci_high", "question_acc_ci_low", "question_acc_ci_high",
+    "video_acc_ci_low", "video_acc_ci_high", "instance_acc_ci_low", "instance_acc_ci_high",
+)  # fmt: skip
 UNITS = {
     "trial_acc": "each",
     "question_acc": (("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")),
@@ -167,29 +171,9 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     return results_for(payload, HEADLINE, per_category=("instance_acc",))
 
 
-def _metric(items: list, metric: str) -> float:
-    groups = collect_groups(items, label=NAME, report=metric == "instance_acc")
-    return unit_accuracy(groups, UNITS[metric])
-
-
-def trial_acc(items: list) -> float:
-    """Acc: percent of trials answered correctly."""
-    return _metric(items, "trial_acc")
-
-
-def question_acc(items: list) -> float:
-    """Q-Acc: percent of (instance, question) pairs right on both videos."""
-    return _metric(items, "question_acc")
-
-
-def video_acc(items: list) -> float:
-    """V-Acc: percent of (instance, video) pairs right on both questions."""
-    return _metric(items, "video_acc")
-
-
-def instance_acc(items: list) -> float:
-    """I-Acc (headline): percent of instances with all four trials right."""
-    return _metric(items, "instance_acc")
+# trial_acc, question_acc, video_acc, instance_acc and their *_ci_low / *_ci_high keys
+_AGGREGATORS = make_aggregators(NAME, UNITS, headline="instance_acc")
+globals().update(_AGGREGATORS)
 
 
 def invalid_rate(items: list) -> float:

@@ -108,3 +108,69 @@ def test_slug():
     assert slug("Fine-Grained_Actions") == "fine_grained_actions"
     assert slug("  Structural Event Logic ") == "structural_event_logic"
     assert slug("Something-V2 (x)") == "something_v2_x"
+
+
+# ----------------------------------------------------------------------------- bootstrap CIs
+
+np = pytest.importorskip("numpy")
+
+
+def _naive_bootstrap(counts, iters, seed, strata=None):
+    """Textbook bootstrap: resample group indices with replacement (the reference for the fast one)."""
+    rng = np.random.default_rng(seed)
+    counts = np.asarray(counts)
+    labels = np.zeros(len(counts)) if strata is None else np.asarray(strata)
+    stats = []
+    for _ in range(iters):
+        per = []
+        for s in sorted(set(labels.tolist())):
+            sub = counts[labels == s]
+            pick = sub[rng.integers(0, len(sub), len(sub))]
+            per.append(100 * pick[:, 0].sum() / pick[:, 1].sum())
+        stats.append(np.mean(per))
+    return np.percentile(stats, [2.5, 97.5])
+
+
+def test_bootstrap_matches_textbook_resampling():
+    from temporal_tasks.scoring import bootstrap_ci
+
+    rng = np.random.default_rng(0)
+    right = rng.integers(0, 3, 300)
+    counts = np.stack([right, np.full(300, 2)], axis=1)  # e.g. question_acc: 2 units per group
+    fast = bootstrap_ci(counts, iters=4000, seed=1)
+    slow = _naive_bootstrap(counts, 4000, seed=2)
+    assert fast == pytest.approx(tuple(slow), abs=1.0)  # same distribution; Monte-Carlo error < 1 point
+    value = 100 * right.sum() / 600
+    assert fast[0] < value < fast[1]
+
+
+def test_bootstrap_with_strata_matches_textbook():
+    from temporal_tasks.scoring import bootstrap_ci
+
+    rng = np.random.default_rng(5)
+    counts = np.stack([rng.integers(0, 2, 240), np.ones(240, dtype=int)], axis=1)
+    strata = [f"t{i % 3}" for i in range(240)]
+    fast = bootstrap_ci(counts, strata, iters=3000)
+    slow = _naive_bootstrap(counts, 3000, seed=9, strata=strata)
+    assert fast == pytest.approx(tuple(slow), abs=1.5)
+
+
+def test_bootstrap_edge_cases():
+    from temporal_tasks.scoring import bootstrap_ci
+
+    assert bootstrap_ci(np.array([[1, 1]] * 50)) == (100.0, 100.0)
+    assert all(math.isnan(x) for x in bootstrap_ci(np.zeros((0, 2))))
+    assert all(math.isnan(x) for x in bootstrap_ci(np.array([[0, 0]] * 3)))  # nothing scorable
+
+
+def test_ci_aggregators_are_seeded_and_order_free():
+    from temporal_tasks import timeblind
+
+    payloads = _payloads({i: ("yes", "no", "no", "yes")[i % 4] if i % 5 else "maybe" for i in range(400)})
+    low, high = timeblind.instance_acc_ci_low(payloads), timeblind.instance_acc_ci_high(payloads)
+    value = timeblind.instance_acc(payloads)
+    assert low <= value <= high and high - low > 1
+    shuffled = list(payloads)
+    random.Random(1).shuffle(shuffled)
+    copies = [dict(p) for p in shuffled]  # new objects: no memo hit, recomputed from scratch
+    assert (timeblind.instance_acc_ci_low(copies), timeblind.instance_acc_ci_high(copies)) == (low, high)

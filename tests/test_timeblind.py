@@ -222,6 +222,8 @@ def test_cli_clean_answers_hand_computed(lmms_eval):
     got = run.metrics("timeblind_iacc")
     for metric, value in CLEAN_EXPECTED.items():
         assert got[metric] == pytest.approx(value), metric
+    for metric in ("trial_acc", "question_acc", "video_acc", "instance_acc"):
+        assert got[f"{metric}_ci_low"] <= got[metric] <= got[f"{metric}_ci_high"], metric
     # the official scorer agrees on these answers too
     assert official_get_scores(official_labels(_rows_from_samples(run), CLEAN, "official"))["instance_acc"] == 25.0
 
