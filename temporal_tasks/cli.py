@@ -116,6 +116,24 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rescore(args: argparse.Namespace) -> int:
+    from temporal_tasks.rescore import format_table, rescore, write_results
+
+    result = rescore(args.samples, args.parser)
+    print(format_table(result))
+    if args.output:
+        print(f"wrote {write_results(result, args.output)}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from temporal_tasks.export import export
+
+    for path in export(args.benchmark, args.samples, args.out):
+        print(path)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (kept separate for tests and docs)."""
     parser = argparse.ArgumentParser(prog="temporal-tasks", description=__doc__)
@@ -139,6 +157,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated answers")
     p.add_argument("--debug", action="store_true", help="stream lmms-eval's output with --verbosity DEBUG")
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("rescore", help="recompute every metric from lmms-eval --log_samples files, no model needed")
+    p.add_argument("samples", nargs="+", help="*_samples_<task>.jsonl files or folders holding them")
+    p.add_argument("--output", help="folder for rescored_results.json (lmms-eval's results format)")
+    p.add_argument("--parser", choices=["robust", "official"], help="re-parse answers in this mode (default: as run)")
+    p.set_defaults(func=_cmd_rescore)
+
+    from temporal_tasks.export import EXPORTERS
+
+    p = sub.add_parser("export", help="write a run's answers in a benchmark's official scorer format")
+    p.add_argument("--benchmark", required=True, choices=sorted(EXPORTERS))
+    p.add_argument("samples", nargs="+", help="*_samples_<task>.jsonl files or folders holding them")
+    p.add_argument("--out", required=True, help="output folder")
+    p.set_defaults(func=_cmd_export)
     return parser
 
 

@@ -1,0 +1,191 @@
+"""Recompute our tasks' metrics from lmms-eval's ``--log_samples`` files, without the model.
+
+Each sample line holds, under every metric key the question fed, the payload our
+``process_results`` returned (raw answer, gold, parser name, ...). Rescoring re-parses the
+raw answer (in the recorded parser mode, or the one asked for) and runs the very aggregation
+functions the task YAML names, so a rescore reproduces the run exactly.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import re
+from collections.abc import Callable, Iterable
+from contextlib import contextmanager
+from pathlib import Path
+
+import yaml
+
+from temporal_tasks.data import DataError
+
+SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
+
+
+class _TaskLoader(yaml.SafeLoader):
+    """YAML loader that keeps ``!function a.b.c`` as the string ``a.b.c``."""
+
+
+_TaskLoader.add_constructor("!function", lambda loader, node: ("!function", loader.construct_scalar(node)))
+
+
+def task_config(task: str) -> dict:
+    """Our task's YAML as a dict (``include:`` resolved, ``!function`` kept as tuples)."""
+    from temporal_tasks.cli import our_tasks
+
+    tasks = our_tasks()
+    if task not in tasks:
+        raise DataError(f"{task!r} is not one of our tasks ({', '.join(sorted(tasks))}); it cannot be rescored.")
+    return _load_yaml(Path(tasks[task][1]))
+
+
+def _load_yaml(path: Path) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        cfg = yaml.load(fh, Loader=_TaskLoader) or {}
+    if "include" in cfg:
+        base = _load_yaml(path.parent / cfg.pop("include"))
+        base.update(cfg)  # lmms-eval's include is a shallow update too
+        cfg = base
+    return cfg
+
+
+def _resolve(ref: object) -> Callable:
+    if not (isinstance(ref, tuple) and ref[0] == "!function"):
+        raise DataError(f"aggregation {ref!r} is not a !function reference; cannot rescore it.")
+    module, _, name = ref[1].rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def task_metrics(task: str) -> list[tuple[str, Callable, bool]]:
+    """``(metric key, aggregation function, higher_is_better)`` for each metric of our task."""
+    cfg = task_config(task)
+    return [
+        (m["metric"], _resolve(m["aggregation"]), bool(m.get("higher_is_better", True))) for m in cfg["metric_list"]
+    ]
+
+
+def find_sample_files(paths: Iterable[str | Path]) -> dict[str, Path]:
+    """Map task -> samples file from files or folders (the newest file per task wins)."""
+    found: dict[str, Path] = {}
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            candidates = sorted(path.rglob("*_samples_*.jsonl"))
+        elif path.is_file():
+            candidates = [path]
+        else:
+            raise DataError(f"{path}: no such file or folder (pass lmms-eval's *_samples_<task>.jsonl files).")
+        for file in candidates:
+            m = SAMPLES_NAME.search(file.name)
+            if not m:
+                raise DataError(f"{file}: not an lmms-eval samples file (expected <time>_samples_<task>.jsonl).")
+            found[m.group("task")] = file
+    if not found:
+        raise DataError(f"no *_samples_<task>.jsonl file under {[str(p) for p in paths]}; run lmms-eval --log_samples.")
+    return found
+
+
+def read_samples(path: Path) -> list[dict]:
+    """The sample lines of one file (a broken line stops with its number)."""
+    lines = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    lines.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg}).") from None
+    return lines
+
+
+def reparse(payload: dict, mode: str | None) -> dict:
+    """A copy of ``payload`` with ``pred``/``correct`` recomputed from the raw answer."""
+    if "parser" not in payload or "answer" not in payload:
+        return dict(payload)  # e.g. log-likelihood payloads: nothing to parse
+    from temporal_tasks.parsing import get_parser
+
+    use = mode or payload.get("parser_mode") or "robust"
+    pred = get_parser(payload["parser"]).parse(payload["answer"], use)
+    return {**payload, "pred": pred, "correct": pred is not None and pred == payload["gold"], "parser_mode": use}
+
+
+@contextmanager
+def _parser_env(mode: str | None):
+    # Some aggregations follow the parser mode (e.g. the official rule drops unreadable pairs).
+    old = os.environ.get("TEMPORAL_TASKS_PARSER")
+    if mode:
+        os.environ["TEMPORAL_TASKS_PARSER"] = mode
+    try:
+        yield
+    finally:
+        if mode:
+            if old is None:
+                os.environ.pop("TEMPORAL_TASKS_PARSER", None)
+            else:
+                os.environ["TEMPORAL_TASKS_PARSER"] = old
+
+
+def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[str, float]:
+    """Every metric of ``task`` from its sample lines."""
+    metrics = task_metrics(task)
+    recorded = {p.get("parser_mode") for line in lines for k, _f, _h in metrics if isinstance(p := line.get(k), dict)}
+    recorded.discard(None)
+    effective = mode or (recorded.pop() if len(recorded) == 1 else None)
+    items: dict[str, list] = {key: [] for key, _fn, _hib in metrics}
+    for line in lines:
+        fresh: dict[str, dict] = {}
+        for key, _fn, _hib in metrics:
+            payload = line.get(key)
+            if not isinstance(payload, dict):
+                continue
+            qid = payload.get("question_id")
+            # One object per question across keys, as in the live run.
+            if qid not in fresh:
+                fresh[qid] = reparse(payload, mode)
+            items[key].append(fresh[qid])
+    out = {}
+    with _parser_env(effective):
+        for key, fn, _hib in metrics:
+            if items[key]:  # lmms-eval reports no row for a key no question returned
+                out[key] = float(fn(items[key]))
+    return out
+
+
+def rescore(paths: Iterable[str | Path], mode: str | None = None) -> dict:
+    """Rescore every samples file; returns a dict in lmms-eval's results format."""
+    files = find_sample_files(paths)
+    results, hib, nsamples = {}, {}, {}
+    for task, file in sorted(files.items()):
+        lines = read_samples(file)
+        values = rescore_task(task, lines, mode)
+        results[task] = {"alias": task, **{f"{k},none": v for k, v in values.items()}}
+        hib[task] = {k: h for k, _f, h in task_metrics(task) if k in values}
+        nsamples[task] = {"original": len(lines), "effective": len(lines)}
+    return {
+        "results": results,
+        "higher_is_better": hib,
+        "n-samples": nsamples,
+        "config": {"rescored_from": {t: str(f) for t, f in files.items()}, "parser": mode or "as recorded"},
+    }
+
+
+def format_table(result: dict) -> str:
+    """A Markdown table like lmms-eval's (task, metric, value)."""
+    rows = ["| Task | Metric | Value |", "|---|---|---:|"]
+    for task, metrics in result["results"].items():
+        for key in sorted(k for k in metrics if k.endswith(",none")):
+            value = metrics[key]
+            shown = "nan" if isinstance(value, float) and math.isnan(value) else f"{value:.4f}"
+            rows.append(f"| {task} | {key.split(',')[0]} | {shown} |")
+    return "\n".join(rows)
+
+
+def write_results(result: dict, out_dir: str | Path) -> Path:
+    """Write ``rescored_results.json`` into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "rescored_results.json"
+    path.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
+    return path
