@@ -29,6 +29,9 @@ def _our_dir() -> str:
 
 
 def _patch(module) -> None:
+    from temporal_tasks.secrets import install_log_redaction
+
+    install_log_redaction()
     manager = getattr(module, "TaskManager", None)
     if manager is None or getattr(manager, _FLAG, False):
         return

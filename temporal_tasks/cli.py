@@ -75,10 +75,23 @@ def demo_responses(docs: list[dict], seed: int = 0, accuracy: float = 0.75) -> l
     return lines
 
 
-def _load_all_docs(benchmark: str) -> list[dict]:
+def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Path:
+    """A replay file of simulated answers for every question of ``benchmarks`` (offline data must be set).
+
+    Lines name their task: question ids are unique within a benchmark, not across benchmarks.
+    """
     import importlib
 
-    return importlib.import_module(f"temporal_tasks.{benchmark}").load_docs()
+    from temporal_tasks.fixtures import fixture_modules
+
+    modules = fixture_modules()
+    with open(path, "w", encoding="utf-8") as fh:
+        for bench in benchmarks:
+            lines = demo_responses(importlib.import_module(f"temporal_tasks.{bench}").load_docs(), seed=seed)
+            for task in modules[bench].DEMO_TASKS:
+                for line in lines:
+                    fh.write(json.dumps({"task": task, **line}) + "\n")
+    return path
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -91,10 +104,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     os.environ["TEMPORAL_TASKS_DATA_DIR"] = str(data_dir)
     os.environ.setdefault("TEMPORAL_TASKS_CACHE_DIR", str(work / "cache"))
     responses = work / "responses.jsonl"
-    with open(responses, "w", encoding="utf-8") as fh:
-        for bench in written:
-            for line in demo_responses(_load_all_docs(bench), seed=args.seed):
-                fh.write(json.dumps(line) + "\n")
+    write_demo_responses(responses, list(written), seed=args.seed)
     tasks = args.tasks or ",".join(demo_tasks())
     cmd = [
         sys.executable, "-m", "lmms_eval", "--model", "temporal_replay", "--model_args", f"responses={responses}",

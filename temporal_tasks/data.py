@@ -20,6 +20,7 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
 ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
@@ -34,6 +35,19 @@ HF_REPOS = {
 
 class DataError(RuntimeError):
     """A problem with the benchmark files; the message names the file and the fix."""
+
+
+def stop(exc: DataError) -> NoReturn:
+    """End the process with ``exc``'s message and exit status 1.
+
+    lmms-eval catches ordinary exceptions while it builds tasks and models, retries them, and
+    then exits 0 unless ``--verbosity DEBUG``. A ``SystemExit`` passes through, so a broken input
+    never looks like a successful run.
+    """
+    from temporal_tasks.log import logger
+
+    logger.error(f"temporal-tasks: {exc}")
+    raise SystemExit(f"temporal-tasks: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -174,9 +188,28 @@ def check_unique(ids: Iterable[str], where: str) -> None:
         raise DataError(f"{where}: duplicate question ids {dups[:10]} ({len(dups)} in all). Remove the repeated rows.")
 
 
-def check_files_exist(paths: Iterable[Path], where: str, fix: str) -> None:
-    """Stop before any model call if a video is missing or empty, naming it."""
-    missing, empty = [], []
+# Leading bytes of the containers video benchmarks ship (checked at load: no decoding, ~10 us a file).
+_VIDEO_MAGIC = (
+    (4, b"ftyp"),  # MP4 / MOV / M4V / 3GP
+    (4, b"moov"), (4, b"mdat"), (4, b"free"), (4, b"wide"), (4, b"skip"),  # QuickTime without ftyp first
+    (0, b"\x1a\x45\xdf\xa3"),  # Matroska / WebM
+    (0, b"RIFF"),  # AVI
+    (0, b"\x00\x00\x01\xba"), (0, b"\x00\x00\x01\xb3"),  # MPEG-PS
+    (0, b"\x47"),  # MPEG-TS sync byte
+    (0, b"FLV"), (0, b"OggS"),
+)  # fmt: skip
+
+
+def looks_like_video(path: Path) -> bool:
+    """Whether the file starts like a video container (catches truncated or non-video files at load)."""
+    with open(path, "rb") as fh:
+        head = fh.read(12)
+    return any(head[off : off + len(magic)] == magic for off, magic in _VIDEO_MAGIC)
+
+
+def check_files_exist(paths: Iterable[Path], where: str, fix: str, *, videos: bool = True) -> None:
+    """Stop before any model call if a video is missing, empty or not a video container, naming it."""
+    missing, empty, corrupt = [], [], []
     for p in dict.fromkeys(paths):
         try:
             size = p.stat().st_size
@@ -185,12 +218,20 @@ def check_files_exist(paths: Iterable[Path], where: str, fix: str) -> None:
             continue
         if size == 0:
             empty.append(p)
+        elif videos and not looks_like_video(p):
+            corrupt.append(p)
     if missing:
         shown = "\n  ".join(str(p) for p in missing[:10])
         raise DataError(f"{where}: {len(missing)} video file(s) missing:\n  {shown}\nFix: {fix}")
     if empty:
         shown = "\n  ".join(str(p) for p in empty[:10])
         raise DataError(f"{where}: {len(empty)} video file(s) are empty (0 bytes):\n  {shown}\nFix: {fix}")
+    if corrupt:
+        shown = "\n  ".join(str(p) for p in corrupt[:10])
+        raise DataError(
+            f"{where}: {len(corrupt)} file(s) are not readable videos (no known container header):\n  {shown}\n"
+            f"Fix: {fix}"
+        )
 
 
 # --------------------------------------------------------------------------- archives

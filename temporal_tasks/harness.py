@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from temporal_tasks.data import DataError
-from temporal_tasks.log import logger
+from temporal_tasks.data import DataError, stop
 from temporal_tasks.parsing import get_parser, parser_mode
 from temporal_tasks.scoring import slug
 
@@ -75,15 +74,12 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
 def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
-    A data problem ends the process with its message and exit status 1. lmms-eval catches
-    ordinary exceptions, retries them and then exits 0 unless ``--verbosity DEBUG``; a
-    ``SystemExit`` passes through, so a broken copy never looks like a successful run.
+    A data problem ends the process with its message and exit status 1 (see ``data.stop``).
     """
     import datasets
 
     try:
         docs = load()
     except DataError as exc:
-        logger.error(f"temporal-tasks: {exc}")
-        raise SystemExit(f"temporal-tasks: {exc}") from None
+        stop(exc)
     return datasets.Dataset.from_list(docs)

@@ -3,6 +3,8 @@
 ``--model temporal_replay --model_args responses=FILE.jsonl``, one line per question:
 ``{"question_id": "...", "response": "..."}`` and, for log-likelihood tasks, optionally
 ``"loglikelihood": {"Yes": -0.1, "No": -2.4}`` (log-probabilities of each continuation).
+A line may name its ``"task"``: question ids are unique within a task, not across
+benchmarks, so one file can serve several tasks (a task-specific line wins over a plain one).
 
 Uses: score answers collected elsewhere (API batch jobs) through the exact pipeline, and let
 tests assert exact metric values through the real CLI.
@@ -16,16 +18,16 @@ from pathlib import Path
 
 from lmms_eval.api.model import lmms
 
-from temporal_tasks.data import DataError
+from temporal_tasks.data import DataError, stop
 from temporal_tasks.log import logger
 
 
-def read_responses(path: str | Path) -> dict[str, dict]:
-    """Read a replay file into ``{question_id: record}``; a malformed line stops with its number."""
+def read_responses(path: str | Path) -> dict[tuple[str | None, str], dict]:
+    """Read a replay file into ``{(task or None, question_id): record}``; a malformed line stops with its number."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"temporal_replay: responses file {path} does not exist. Fix: pass responses=FILE.jsonl.")
-    records: dict[str, dict] = {}
+    records: dict[tuple[str | None, str], dict] = {}
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -49,10 +51,16 @@ def read_responses(path: str | Path) -> dict[str, dict]:
                 not isinstance(ll, dict) or not all(isinstance(v, int | float) for v in ll.values())
             ):
                 raise DataError(f'{where}: "loglikelihood" must map continuations to numbers (log-probabilities).')
-            qid = str(rec["question_id"])
-            if qid in records:
-                raise DataError(f"{where}: question_id {qid!r} appears twice. Keep one answer per question.")
-            records[qid] = rec
+            task = rec.get("task")
+            if task is not None and not isinstance(task, str):
+                raise DataError(f'{where}: "task" must be a task name (string).')
+            key = (task, str(rec["question_id"]))
+            if key in records:
+                raise DataError(
+                    f"{where}: question_id {key[1]!r}{f' of task {task!r}' if task else ''} appears twice. "
+                    "Keep one answer per question."
+                )
+            records[key] = rec
     return records
 
 
@@ -62,10 +70,13 @@ class TemporalReplay(lmms):
     def __init__(self, responses: str = "", device: str = "cpu", **kwargs) -> None:
         super().__init__()
         if not responses:
-            raise DataError("temporal_replay: pass --model_args responses=FILE.jsonl (one JSON answer per line).")
+            stop(DataError("temporal_replay: pass --model_args responses=FILE.jsonl (one JSON answer per line)."))
         import torch
 
-        self._records = read_responses(responses)
+        try:
+            self._records = read_responses(responses)
+        except DataError as exc:
+            stop(exc)  # lmms-eval would swallow a model-construction error and exit 0
         self._path = responses
         self._device = torch.device(device)
         self._init_distributed()
@@ -89,7 +100,7 @@ class TemporalReplay(lmms):
 
     def _record(self, task: str, split: str, doc_id: int, missing: list[str]) -> dict | None:
         qid = str(self._doc(task, split, doc_id)["question_id"])
-        rec = self._records.get(qid)
+        rec = self._records.get((task, qid)) or self._records.get((None, qid))
         if rec is None:
             missing.append(qid)
         return rec

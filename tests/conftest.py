@@ -76,6 +76,8 @@ def lmms_eval(fixture_root, cache_root, tmp_path):
         data_dir: Path | None = None,
         expect_ok: bool = True,
         timeout: int = 900,
+        verbosity: str = "DEBUG",
+        launcher: list[str] | None = None,
     ) -> Run:
         counter["n"] += 1
         out = tmp_path / f"run{counter['n']}"
@@ -84,25 +86,12 @@ def lmms_eval(fixture_root, cache_root, tmp_path):
             responses = write_responses(out / "responses.jsonl", responses)
         if model_args is None:
             model_args = f"responses={responses}" if responses is not None else ""
-        cmd = [
-            sys.executable,
-            "-m",
-            "lmms_eval",
-            "--model",
-            model,
-            "--tasks",
-            tasks,
-            "--batch_size",
-            "1",
-            "--output_path",
-            str(out / "results"),
-            "--log_samples",
-            "--verbosity",
-            "DEBUG",
-            *args,
-        ]
+        cmd = ["--model", model, "--tasks", tasks, "--batch_size", "1", "--output_path", str(out / "results"),
+               "--log_samples", "--verbosity", verbosity, *args]  # fmt: skip
         if model_args:
-            cmd[5:5] = ["--model_args", model_args]
+            cmd[2:2] = ["--model_args", model_args]
+        # launcher: e.g. ["-m", "torch.distributed.run", "--nproc_per_node", "2"] for several processes
+        cmd = [sys.executable, *(launcher or []), "-m", "lmms_eval", *cmd]
         full_env = dict(os.environ)
         full_env.update(
             TEMPORAL_TASKS_DATA_DIR=str(data_dir or fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache_root),

@@ -99,8 +99,11 @@ def test_replay_file_errors_name_the_line(tmp_path, content, message):
 
 def test_replay_file_reads(tmp_path):
     path = tmp_path / "r.jsonl"
-    path.write_text('{"question_id": 7, "response": "Yes"}\n\n{"question_id": "8", "loglikelihood": {"Yes": -0.1}}\n')
-    assert set(read_responses(path)) == {"7", "8"}
+    path.write_text(
+        '{"question_id": 7, "response": "Yes"}\n\n{"question_id": "8", "loglikelihood": {"Yes": -0.1}}\n'
+        '{"question_id": 7, "task": "other_task", "response": "No"}\n'
+    )
+    assert set(read_responses(path)) == {(None, "7"), (None, "8"), ("other_task", "7")}
     with pytest.raises(DataError, match="does not exist"):
         read_responses(tmp_path / "missing.jsonl")
 

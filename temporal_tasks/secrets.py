@@ -1,0 +1,38 @@
+"""Keep access tokens out of logs.
+
+lmms-eval 0.7.3 logs its "Evaluation tracker args" at INFO level, including ``HF_TOKEN``.
+When lmms-eval is imported we add a loguru patcher that blanks every token value found in the
+environment and anything shaped like a Hugging Face token, in every log record.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TOKEN_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_TOKEN", "HUGGINGFACEHUB_API_TOKEN", "OPENAI_API_KEY")
+_HF_SHAPE = re.compile(r"\bhf_[A-Za-z0-9]{16,}\b")
+MASK = "***"
+
+
+def redact(text: str) -> str:
+    """``text`` with token values (from the environment, or ``hf_...``-shaped) masked."""
+    for var in TOKEN_VARS:
+        value = os.environ.get(var)
+        if value and len(value) >= 8 and value in text:
+            text = text.replace(value, MASK)
+    return _HF_SHAPE.sub(MASK, text)
+
+
+def _patch_record(record: dict) -> None:
+    record["message"] = redact(record["message"])
+
+
+def install_log_redaction() -> None:
+    """Add the redacting patcher to loguru's logger (idempotent)."""
+    from loguru import logger
+
+    if getattr(install_log_redaction, "_done", False):
+        return
+    logger.configure(patcher=_patch_record)
+    install_log_redaction._done = True  # type: ignore[attr-defined]
