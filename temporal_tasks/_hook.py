@@ -29,7 +29,7 @@ def _our_dir() -> str:
 
 
 def _patch(module) -> None:
-    from temporal_tasks.secrets import install_log_redaction
+    from temporal_tasks.redaction import install_log_redaction
 
     install_log_redaction()
     manager = getattr(module, "TaskManager", None)
