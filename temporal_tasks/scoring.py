@@ -15,6 +15,7 @@ to score is NaN, never a made-up 0.
 from __future__ import annotations
 
 import math
+import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -218,10 +219,16 @@ _memo: dict[tuple, tuple[list, MetricResult]] = {}
 def _fingerprint(items: Sequence[Any]) -> tuple:
     # lmms-eval gives each metric key its own list, but in one process the lists hold the same
     # payload objects, so identities let the value, CI-low and CI-high keys share one computation.
-    # The cached entry keeps the list alive, so identities cannot be reused while it is cached.
-    if not items:
+    # A sample of identities keys the cache; a hit is then confirmed object by object (_same).
+    n = len(items)
+    if not n:
         return (0,)
-    return (len(items), id(items[0]), id(items[-1]), sum(map(id, items)))
+    step = max(1, n // 64)
+    return (n, *(id(items[i]) for i in range(0, n, step)), id(items[-1]))
+
+
+def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def memo_metric(key: str, items: Sequence[Any], compute: Callable[[], MetricResult]) -> MetricResult:
@@ -229,7 +236,7 @@ def memo_metric(key: str, items: Sequence[Any], compute: Callable[[], MetricResu
     fp = (key, *_fingerprint(items))
     with _memo_lock:
         hit = _memo.get(fp)
-    if hit is not None:
+    if hit is not None and _same(hit[0], items):
         return hit[1]
     result = compute()
     with _memo_lock:
@@ -237,6 +244,169 @@ def memo_metric(key: str, items: Sequence[Any], compute: Callable[[], MetricResu
             _memo.clear()
         _memo[fp] = (list(items), result)
     return result
+
+
+# --------------------------------------------------------------------------- vectorised path
+
+_table_lock = threading.Lock()
+_tables: dict[tuple, tuple[list, PayloadTable]] = {}
+_row_index: dict[str, Any] = {}
+
+
+def _factorize(values: list) -> tuple[np.ndarray, list]:
+    codes: dict = {}
+    out = np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.int64, len(values))
+    return out, list(codes)
+
+
+@dataclass
+class PayloadTable:
+    """Payloads as arrays: one row per distinct (group, role), kept in first-seen order.
+
+    Built once per payload list and shared by every metric key over the same payloads, so
+    aggregating a million payloads costs one pass over the dicts plus numpy work.
+    """
+
+    group: np.ndarray  # group code per row
+    role: np.ndarray  # role code per row
+    correct: np.ndarray
+    invalid: np.ndarray
+    group_size: np.ndarray  # expected members, per group code
+    group_names: np.ndarray
+    role_names: np.ndarray
+    duplicates: int = 0
+
+    @classmethod
+    def build(cls, items: Sequence[Payload], label: str) -> PayloadTable:
+        n = len(items)
+        group_codes, group_names = _factorize([p["group_id"] for p in items])
+        role_codes, role_names = _factorize([p["role"] for p in items])
+        correct = np.fromiter((bool(p["correct"]) for p in items), bool, n)
+        invalid = np.fromiter((p["pred"] is None for p in items), bool, n)
+        sizes = np.fromiter((int(p["group_size"]) for p in items), np.int64, n)
+        key = group_codes.astype(np.int64) * max(1, len(role_names)) + role_codes
+        _uniq, first = np.unique(key, return_index=True)
+        duplicates = n - len(first)
+        if duplicates:
+            cls._check_duplicates(items, key, first, label)
+        keep = np.sort(first)
+        group_size = np.zeros(len(group_names), dtype=np.int64)
+        group_size[group_codes[::-1]] = sizes[::-1]  # first payload's size wins, as in collect_groups
+        return cls(
+            group_codes[keep], role_codes[keep], correct[keep], invalid[keep], group_size,
+            np.asarray(group_names, dtype=object), np.asarray(role_names, dtype=object), duplicates,
+        )  # fmt: skip
+
+    @staticmethod
+    def _check_duplicates(items: Sequence[Payload], key: np.ndarray, first: np.ndarray, label: str) -> None:
+        owner = dict(zip(key[first].tolist(), first.tolist(), strict=True))
+        for i, k in enumerate(key.tolist()):
+            j = owner[k]
+            if i != j and items[i]["question_id"] != items[j]["question_id"]:
+                raise ValueError(
+                    f"{label or 'scoring'}: questions {items[j]['question_id']!r} and {items[i]['question_id']!r} "
+                    f"both claim role {items[i]['role']!r} of group {items[i]['group_id']!r}; the annotation file "
+                    "has a duplicate - fix it and rerun."
+                )
+
+    def subset(self, rows: np.ndarray) -> PayloadTable:
+        """The table restricted to ``rows`` (e.g. one category's questions)."""
+        return PayloadTable(self.group[rows], self.role[rows], self.correct[rows], self.invalid[rows],
+                            self.group_size, self.group_names, self.role_names)  # fmt: skip
+
+    def matrices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(present, correct, invalid, complete, group codes)``: role matrices of the groups seen, sorted by id."""
+        seen = np.unique(self.group)
+        order = np.argsort(self.group_names[seen].astype(str), kind="stable")
+        seen = seen[order]  # sorted by group id, so bootstrap classes never depend on payload order
+        where = np.full(len(self.group_names), -1, dtype=np.int64)
+        where[seen] = np.arange(len(seen))
+        rows = where[self.group]
+        shape = (len(seen), len(self.role_names))
+        present = np.zeros(shape, bool)
+        present[rows, self.role] = True
+        correct = np.zeros(shape, bool)
+        correct[rows, self.role] = self.correct
+        invalid = np.zeros(shape, bool)
+        invalid[rows, self.role] = self.invalid
+        complete = present.sum(axis=1) == self.group_size[seen]
+        return present, correct, invalid, complete, seen
+
+
+def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
+    """The (memoised) table of ``items``; a list drawn from an already-built table reuses its rows."""
+    fp = _fingerprint(items)
+    with _table_lock:
+        hit = _tables.get(fp)
+        parent = dict(_row_index)
+    if hit is not None and _same(hit[0], items):
+        return hit[1]
+    table = None
+    if parent and items:
+        # Category keys hold a subset of the headline payload objects: find their rows by identity.
+        ids = np.fromiter(map(id, items), np.uint64, len(items))
+        pos = np.searchsorted(parent["sorted_ids"], ids)
+        pos = np.minimum(pos, len(parent["sorted_ids"]) - 1)
+        if (parent["sorted_ids"][pos] == ids).all():
+            rows = parent["order"][pos]
+            if len(np.unique(rows)) == len(rows):
+                table = parent["table"].subset(rows)
+    if table is None:
+        table = PayloadTable.build(items, label)
+        if table.duplicates == 0 and len(items) >= 1000:
+            ids = np.fromiter(map(id, items), np.uint64, len(items))
+            order = np.argsort(ids, kind="stable")
+            # Keeping `items` alive keeps these identities valid while the index exists.
+            with _table_lock:
+                _row_index.update(table=table, sorted_ids=ids[order], order=order, items=list(items))
+    with _table_lock:
+        if len(_tables) > 64:
+            _tables.clear()
+        _tables[fp] = (list(items), table)
+    return table
+
+
+def _warn_left_out(label: str, complete: np.ndarray, duplicates: int) -> None:
+    left_out = int((~complete).sum())
+    if left_out or duplicates:
+        msg = (
+            f"{label}: scored {int(complete.sum())} complete groups; left out {left_out} incomplete "
+            f"group(s) whose other questions were not evaluated (--limit/--offset)"
+        )
+        if duplicates:
+            msg += f"; ignored {duplicates} repeated answer(s) to the same question"
+        warn_once(msg)
+
+
+def table_counts(
+    table: PayloadTable, units: Units, *, invalid: InvalidPolicy = "wrong"
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts, complete)``: per complete group ``[right units, units]``, as :func:`unit_counts`."""
+    present, correct, bad, complete, _codes = table.matrices()
+    present, correct, bad = present[complete], correct[complete], bad[complete]
+    if units == "each":
+        right = (correct & present).sum(axis=1)
+        total = present.sum(axis=1) - (bad.sum(axis=1) if invalid == "drop" else 0)
+    elif units == "all":
+        right = (correct | ~present).all(axis=1).astype(np.int64)
+        total = np.ones(len(present), dtype=np.int64)
+        if invalid == "drop":
+            dropped = bad.any(axis=1)
+            right, total = right * ~dropped, total * ~dropped
+    else:
+        code = {name: i for i, name in enumerate(table.role_names.tolist())}
+        right = np.zeros(len(present), dtype=np.int64)
+        total = np.zeros(len(present), dtype=np.int64)
+        for unit in units:
+            cols = [code.get(r) for r in unit]
+            if any(c is None for c in cols):
+                continue  # a role no evaluated question has: no group can hold this unit
+            applies = present[:, cols].all(axis=1)
+            if invalid == "drop":
+                applies &= ~bad[:, cols].any(axis=1)
+            total += applies
+            right += applies & correct[:, cols].all(axis=1)
+    return np.stack([right, total], axis=1).astype(np.int64), complete
 
 
 def unit_metric(
@@ -251,13 +421,25 @@ def unit_metric(
     """A unit-accuracy metric with its group-bootstrap CI (memoised per payload list)."""
 
     def compute() -> MetricResult:
-        groups = collect_groups(items, label=label, report=report)
-        _ids, counts = unit_counts(groups, units, invalid=invalid)
+        if not items:
+            return MetricResult(math.nan, math.nan, math.nan)
+        table = payload_table(items, label)
+        counts, complete = table_counts(table, units, invalid=invalid)
+        if report:
+            _warn_left_out(label, complete, table.duplicates)
         value = percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
         low, high = bootstrap_ci(counts)
         return MetricResult(value, low, high)
 
     return memo_metric(f"{label}:{key}:{invalid}", items, compute)
+
+
+def table_invalid_rate(items: Sequence[Payload], label: str = "") -> float:
+    """Percent of scored questions (complete groups) whose answer could not be parsed; vectorised."""
+    if not items:
+        return math.nan
+    present, _correct, bad, complete, _codes = payload_table(items, label).matrices()
+    return percent(int(bad[complete].sum()), int(present[complete].sum()))
 
 
 def make_aggregators(

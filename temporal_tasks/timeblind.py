@@ -27,8 +27,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import get_parser
-from temporal_tasks.scoring import collect_groups, make_aggregators, slug
-from temporal_tasks.scoring import invalid_rate as _invalid_rate
+from temporal_tasks.scoring import make_aggregators, slug, table_invalid_rate
 
 NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
@@ -178,7 +177,7 @@ globals().update(_AGGREGATORS)
 
 def invalid_rate(items: list) -> float:
     """Percent of scored trials whose answer could not be parsed."""
-    return _invalid_rate(collect_groups(items, label=NAME))
+    return table_invalid_rate(items, NAME)
 
 
 CATEGORY_KEYS = tuple(slug(t) for t in (*KNOWN_TAGS, "yes_no", "multiple_choice"))
