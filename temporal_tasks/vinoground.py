@@ -1,0 +1,403 @@
+"""Vinoground (Zhang, Cai, Lee; arXiv 2410.02763): text, video and group score over 500 pairs.
+
+Layout (HF ``HanSolo9682/Vinoground``): ``vinoground.csv`` (``index, major, minor, pos_cap,
+neg_cap``, ...), ``vinoground_textscore.json`` and ``vinoground_videoscore.json`` (lists of
+``{"idx": "0_pos", "video_name", "question", "GT"}``, at the root and/or inside the unzipped
+folders), ``vinoground_videos.zip`` (``vinoground_videos/{i}_pos.mp4``, ``{i}_neg.mp4``) and
+``vinoground_videos_concated.zip`` (the official pre-built two-clip videos, named by ``video_name``).
+
+Prompts and gold letters come from the JSONs (the options are shuffled). Pair ``i`` is one group
+with roles ``pos_text, neg_text, pos_video, neg_video``; a pair's text (video) score needs both
+text (video) answers right, its group score all four. Scores are percentages over pairs.
+
+Task variants: ``group`` (all questions; video-score questions see a paired video built by
+:mod:`temporal_tasks.video` with the paper's frame split), ``official`` (the same, fed the
+official pre-built files), ``text``, ``video`` and ``text_blind`` (text-score questions, no video).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from temporal_tasks.data import (
+    BenchmarkData,
+    DataError,
+    benchmark_data,
+    check_files_exist,
+    check_unique,
+    content_dirs,
+    find_in,
+    read_json,
+    require_fields,
+)
+from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
+from temporal_tasks.log import logger, warn_once
+from temporal_tasks.scoring import collect_groups, unit_metric
+from temporal_tasks.scoring import invalid_rate as _invalid_rate
+from temporal_tasks.video import cached_paired_video, num_frames_from_env
+
+NAME = "vinoground"
+PARSER = "first_char_ab"  # official get_score_all.py: first character of the answer, any case
+CSV_NAME = "vinoground.csv"
+TEXT_JSON = "vinoground_textscore.json"
+VIDEO_JSON = "vinoground_videoscore.json"
+CLIPS_ZIP = "vinoground_videos.zip"
+CONCAT_ZIP = "vinoground_videos_concated.zip"
+CLIPS_DIR = "vinoground_videos"
+CONCAT_DIR = "vinoground_videos_concated"
+CSV_FIELDS = ("index", "major", "minor", "pos_cap", "neg_cap")
+JSON_FIELDS = ("idx", "video_name", "question", "GT")
+MAJOR = ("action", "object", "viewpoint")
+MINOR = ("interaction", "cyclical", "spatial", "contextual")
+CATEGORIES = (*MAJOR, *MINOR)
+SIDES = ("pos", "neg")
+
+TEXT_ROLES = ("pos_text", "neg_text")
+VIDEO_ROLES = ("pos_video", "neg_video")
+UNITS = {"text_score": (TEXT_ROLES,), "video_score": (VIDEO_ROLES,), "group_score": (TEXT_ROLES + VIDEO_ROLES,)}
+
+# variant -> (question kinds, score metrics it reports)
+VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "group": (("text", "video"), ("text_score", "video_score", "group_score")),
+    "official": (("text", "video"), ("text_score", "video_score", "group_score")),
+    "text": (("text",), ("text_score",)),
+    "video": (("video",), ("video_score",)),
+    "text_blind": (("text",), ("text_score",)),
+}
+
+_IDX = re.compile(r"^\s*(\d+)_(pos|neg)\s*$")
+_SPACES = re.compile(r"\s+")
+
+
+def metric_keys(variant: str) -> tuple[list[str], list[str]]:
+    """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns."""
+    scores = VARIANTS[variant][1]
+    headline = [*scores, "invalid_rate", *(f"{m}_ci_{end}" for m in scores for end in ("low", "high"))]
+    return headline, list(scores)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _read_csv(path: Path) -> dict[int, dict]:
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            reader = csv.DictReader(fh)
+            fields = [f.strip() for f in reader.fieldnames or []]
+            reader.fieldnames = fields
+            rows = list(reader)
+    except (OSError, csv.Error, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot read it as CSV ({exc}). Re-download {CSV_NAME}.") from None
+    if not rows:
+        raise DataError(f"{path}: no rows. Re-download {CSV_NAME}.")
+    pairs: dict[int, dict] = {}
+    unknown: set[str] = set()
+    for lineno, row in enumerate(rows, 2):
+        where = f"{path} line {lineno}"
+        require_fields(row, CSV_FIELDS, where)
+        raw_index = (row["index"] or "").strip()
+        if not raw_index.isdigit():
+            raise DataError(f"{where}: index {raw_index!r} is not a non-negative integer.")
+        i = int(raw_index)
+        if i in pairs:
+            raise DataError(f"{where}: index {i} appears twice. Remove the repeated row.")
+        major = (row["major"] or "").strip().lower()
+        if not major:
+            raise DataError(f"{where}: pair {i} has no major category (one of {list(MAJOR)}).")
+        minors = [m.strip().lower() for m in (row["minor"] or "").split(";") if m.strip()]
+        unknown.update(c for c in [major, *minors] if c not in CATEGORIES)
+        for side in SIDES:
+            if not (row[f"{side}_cap"] or "").strip():
+                raise DataError(f"{where}: pair {i} has an empty {side}_cap.")
+        pairs[i] = {"major": major, "minors": minors, "pos": row["pos_cap"].strip(), "neg": row["neg_cap"].strip()}
+    if unknown:
+        warn_once(f"{path}: categories {sorted(unknown)} are not Vinoground's; no metric key is reported for them.")
+    return pairs
+
+
+def _find_json(dirs: Sequence[Path], name: str) -> Path | None:
+    # the official repo keeps the JSONs at the root; lmms-eval reads the copies inside the zips
+    for d in dirs:
+        for cand in (d / name, *sorted(d.glob(f"*/{name}"))):
+            if cand.is_file():
+                return cand
+    return None
+
+
+def _read_questions(path: Path, pairs: dict[int, dict], kind: str) -> dict[tuple[int, str], dict]:
+    raw = read_json(path)
+    if not isinstance(raw, list):
+        raise DataError(f"{path}: expected a JSON list of questions, got {type(raw).__name__}. Re-download it.")
+    out: dict[tuple[int, str], dict] = {}
+    for n, item in enumerate(raw):
+        where = f"{path} item {n}"
+        if not isinstance(item, dict):
+            raise DataError(f"{where}: expected an object, got {type(item).__name__}.")
+        require_fields(item, JSON_FIELDS, where)
+        m = _IDX.match(str(item["idx"]))
+        if m is None:
+            raise DataError(f"{where}: idx {item['idx']!r} is not '<pair>_pos' or '<pair>_neg'.")
+        gold = str(item["GT"]).strip().upper()
+        if gold not in ("A", "B"):
+            raise DataError(f"{where} ({item['idx']}): GT {item['GT']!r} is neither 'A' nor 'B'.")
+        if not isinstance(item["question"], str) or not item["question"].strip():
+            raise DataError(f"{where} ({item['idx']}): empty question.")
+        out[(int(m.group(1)), m.group(2))] = {**item, "GT": gold}
+    check_unique((str(it["idx"]).strip() for it in raw if isinstance(it, dict)), str(path))
+    extra = sorted({i for i, _ in out} - set(pairs))
+    if extra:
+        raise DataError(f"{path}: pairs {extra[:10]} are not in {CSV_NAME}. Use the files of one dataset release.")
+    missing = [f"{i}_{s}" for i in sorted(pairs) for s in SIDES if (i, s) not in out]
+    if missing:
+        raise DataError(
+            f"{path}: no {kind}-score question for {missing[:10]} ({len(missing)} in all). The file is truncated; "
+            "re-download it."
+        )
+    return out
+
+
+def _norm(text: str) -> str:
+    return _SPACES.sub(" ", text).strip().lower()
+
+
+def _check_captions(text_q: dict, video_q: dict, pairs: dict[int, dict], where: str) -> None:
+    """Warn when a question's caption or GT does not follow from the CSV (a mismatched release)."""
+    bad = []
+    for (i, side), item in text_q.items():
+        if f"{item['GT'].lower()}. {_norm(pairs[i][side])}" not in _norm(item["question"]):
+            bad.append(f"{i}_{side}_text")
+    for (i, side), item in video_q.items():
+        if _norm(pairs[i][side]) not in _norm(item["question"]):
+            bad.append(f"{i}_{side}_video")
+    if bad:
+        warn_once(
+            f"{where}: {len(bad)} question(s) do not show the {CSV_NAME} caption where their GT says, e.g. "
+            f"{bad[:5]}; the JSONs and the CSV may come from different releases (paired videos follow idx and GT)."
+        )
+
+
+def _resolve(dirs: Sequence[Path], relpath: str, folder: str) -> Path:
+    """``relpath`` under the root or an extracted archive; tolerates a zip without its top folder and bare names."""
+    rel = relpath.replace("\\", "/").lstrip("/")
+    name = rel.rsplit("/", 1)[-1]
+    for cand in dict.fromkeys((rel, rel.split("/", 1)[-1], f"{folder}/{name}", name)):
+        found = find_in(dirs, cand)
+        if found is not None:
+            return found
+    return dirs[0] / rel
+
+
+def _num_frames() -> int:
+    try:
+        return num_frames_from_env()
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+
+
+def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list[dict]:
+    """Read and validate Vinoground into our doc schema for one task ``variant`` (see :data:`VARIANTS`)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown Vinoground variant {variant!r}; known: {sorted(VARIANTS)}")
+    kinds, _scores = VARIANTS[variant]
+    data = data or benchmark_data(NAME)
+    pairs = _read_csv(data.file(CSV_NAME))
+
+    root_only = [data.root]
+    text_json = _find_json(root_only, TEXT_JSON) if "text" in kinds else None
+    video_json = _find_json(root_only, VIDEO_JSON) if "video" in kinds else None
+    archives = []
+    if variant != "text_blind" or text_json is None:
+        archives.append(CLIPS_ZIP)  # single clips (and the text JSON, inside the zip)
+    if variant == "official" or ("video" in kinds and video_json is None):
+        archives.append(CONCAT_ZIP)
+    dirs = content_dirs(data, archives)
+    questions: dict[str, dict] = {}
+    for kind, name, found in (("text", TEXT_JSON, text_json), ("video", VIDEO_JSON, video_json)):
+        if kind not in kinds:
+            continue
+        path = found or _find_json(dirs, name)
+        if path is None:
+            raise DataError(data.missing_message(data.root / name, f"copy {name} from {data.root.name}'s HF repo"))
+        questions[kind] = _read_questions(path, pairs, kind)
+    if "text" in questions and "video" in questions:
+        _check_captions(questions["text"], questions["video"], pairs, str(data.root))
+
+    num_frames = _num_frames() if variant in ("group", "video") else 0
+    roles = [f"{side}_{kind}" for kind in kinds for side in SIDES]
+    docs, needed = [], []
+    for i in sorted(pairs):
+        pair = pairs[i]
+        for side in SIDES:
+            for kind in kinds:
+                item = questions[kind][(i, side)]
+                paired = kind == "video" and variant != "official"
+                if variant == "text_blind":
+                    videos: list[str] = []
+                elif paired:
+                    # GT "A": the clip the caption describes comes first, so the JSON's GT stays valid
+                    other = "neg" if side == "pos" else "pos"
+                    order = (side, other) if item["GT"] == "A" else (other, side)
+                    paths = [_resolve(dirs, f"{CLIPS_DIR}/{i}_{s}.mp4", CLIPS_DIR) for s in order]
+                    videos = [str(p) for p in paths]
+                    needed.extend(paths)
+                else:
+                    path = _resolve(dirs, str(item["video_name"]), CLIPS_DIR if kind == "text" else CONCAT_DIR)
+                    videos = [str(path)]
+                    needed.append(path)
+                docs.append(
+                    {
+                        "question_id": f"{i}_{side}_{kind}",
+                        "group_id": f"{NAME}/{i}",
+                        "role": f"{side}_{kind}",
+                        "group_size": len(roles),
+                        "prompt": item["question"],
+                        "gold": item["GT"],
+                        "parser": PARSER,
+                        "videos": videos,
+                        "categories": [pair["major"], *pair["minors"]],
+                        "index": i,
+                        "kind": kind,
+                        "variant": variant,
+                        "paired": paired,
+                        "num_frames": num_frames if paired else 0,
+                        "video_name": str(item["video_name"]),
+                    }
+                )
+    check_files_exist(
+        needed, f"vinoground ({data.root})",
+        f"copy {CLIPS_ZIP} and {CONCAT_ZIP} (or their unzipped folders) from the HF repo HanSolo9682/Vinoground "
+        f"into {data.root}",
+    )  # fmt: skip
+    docs.sort(key=lambda d: (d["index"], roles.index(d["role"])))
+    _PROGRESS.expect(sum(d["paired"] for d in docs))
+    return docs
+
+
+def _process_docs(variant: str) -> Callable:
+    def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
+        return docs_dataset(lambda: load_docs(variant=variant))
+
+    process_docs.__name__ = process_docs.__qualname__ = f"process_docs_{variant}"
+    process_docs.__doc__ = f"lmms-eval ``process_docs`` of the ``{variant}`` variant: the validated Vinoground docs."
+    return process_docs
+
+
+process_docs_group = _process_docs("group")
+process_docs_official = _process_docs("official")
+process_docs_text = _process_docs("text")
+process_docs_video = _process_docs("video")
+process_docs_text_blind = _process_docs("text_blind")
+
+
+# --------------------------------------------------------------------------- visuals
+
+
+class _BuildProgress:
+    """A progress bar over one process's paired videos, shown once a build is needed and many remain."""
+
+    def __init__(self) -> None:
+        self.expected = 0
+        self.done = 0
+        self.bar = None
+        self.lock = threading.Lock()
+
+    def expect(self, total: int) -> None:
+        world = max(1, int(os.environ.get("WORLD_SIZE", "1") or 1))
+        with self.lock:
+            self.expected, self.done = -(-total // world), 0
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+
+    def tick(self, built: bool) -> None:
+        with self.lock:
+            self.done += 1
+            if built and self.bar is None and self.expected - self.done >= 8:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=self.expected, initial=self.done - 1, desc="vinoground: paired videos")
+            if self.bar is not None:
+                self.bar.update(1)
+                if self.done >= self.expected:
+                    self.bar.close()
+                    self.bar = None
+
+
+_PROGRESS = _BuildProgress()
+
+
+def doc_to_visual(doc: dict) -> list[str]:
+    """The question's video: a single clip, the official file, or the paired video (built on first use)."""
+    if doc.get("paired"):
+        first, second = doc["videos"]
+        path, built = cached_paired_video(first, second, int(doc["num_frames"]))
+        _PROGRESS.tick(built)
+        return [str(path)]
+    return list(doc["videos"])
+
+
+# --------------------------------------------------------------------------- results and metrics
+
+
+def process_results(doc: dict, results: list) -> dict[str, dict]:
+    """One payload under every metric key the question's task reports."""
+    payload = make_payload(doc, first_answer(results))
+    headline, per_category = metric_keys(doc["variant"])
+    return results_for(payload, headline, per_category=per_category)
+
+
+def _aggregators(name: str) -> dict[str, Callable[[list], float]]:
+    units = UNITS[name]
+
+    def result(items: list):
+        # report=True on each score: a task may lack the others; warn_once prints the message once
+        return unit_metric(items, units, label=NAME, key=name, report=True)
+
+    def value(items: list) -> float:
+        return result(items).value
+
+    def ci_low(items: list) -> float:
+        return result(items).ci_low
+
+    def ci_high(items: list) -> float:
+        return result(items).ci_high
+
+    def per_category(items: list) -> float:
+        return unit_metric(items, units, label=NAME, key=name).value
+
+    out = {}
+    for suffix, fn, what in (
+        ("", value, "percent of pairs"),
+        ("_ci_low", ci_low, "95% CI low (pairs bootstrapped)"),
+        ("_ci_high", ci_high, "95% CI high (pairs bootstrapped)"),
+        ("_category", per_category, "on one category's pairs (for <metric>_<category> keys)"),
+    ):
+        fn.__name__ = fn.__qualname__ = f"{name}{suffix}"
+        fn.__doc__ = f"Vinoground {name}: {what}."
+        out[fn.__name__] = fn
+    return out
+
+
+for _name in UNITS:
+    globals().update(_aggregators(_name))
+
+
+def invalid_rate(items: list) -> float:
+    """Percent of scored questions whose answer could not be parsed (A/B)."""
+    return _invalid_rate(collect_groups(items, label=NAME))
+
+
+def prebuild(num_frames: int | None = None) -> list[Path]:
+    """Build every paired video of ``vinoground_group`` into the cache now (progress bar); returns their paths."""
+    from temporal_tasks.video import build_paired_videos
+
+    n = num_frames or _num_frames()
+    docs = [d for d in load_docs(variant="group") if d["paired"]]
+    paths = build_paired_videos([tuple(d["videos"]) for d in docs], n, desc="vinoground: paired videos")
+    logger.info(f"vinoground: {len(paths)} paired videos of {n} frames ready")
+    return paths
