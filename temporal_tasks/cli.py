@@ -174,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parser", choices=["robust", "official"], help="re-parse answers in this mode (default: as run)")
     p.set_defaults(func=_cmd_rescore)
 
+    from temporal_tasks.report import add_report_parser
+
+    add_report_parser(sub)
+
     from temporal_tasks.export import EXPORTERS
 
     p = sub.add_parser("export", help="write a run's answers in a benchmark's official scorer format")

@@ -1,0 +1,387 @@
+"""``temporal-tasks report``: tables, CSV and charts from synthetic lmms-eval results files."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import report
+from temporal_tasks.report import (
+    BENCHMARKS,
+    classify,
+    fmt_value,
+    load_references,
+    load_run,
+    main_report,
+    model_label,
+    parse_task_metrics,
+)
+
+
+def _metrics(values: dict[str, float]) -> dict:
+    """lmms-eval's entry layout: ``<m>,none`` plus the "N/A" stderr keys it adds next to each metric."""
+    out: dict = {}
+    for key, value in values.items():
+        out[f"{key},none"] = value
+        if not key.endswith(("_ci_low", "_ci_high")):
+            out[f"{key}_stderr,none"] = "N/A"
+            out[f"{key}_stderr_clt,none"] = "N/A"
+    return out
+
+
+def _write_results(
+    path: Path,
+    results: dict[str, dict[str, float]],
+    *,
+    model: str = "qwen2_vl",
+    model_args: str = "",
+    model_name: str = "",
+    limit: float | None = None,
+    n_samples: dict | None = None,
+    date: str = "20261122_101010",
+) -> Path:
+    data = {
+        "results": {task: {"alias": task, **_metrics(vals)} for task, vals in results.items()},
+        "group_subtasks": {task: [] for task in results},
+        "config": {"model": model, "model_args": model_args, "limit": limit, "batch_size": 1},
+        "model_name": model_name,
+        "date": date,
+        "n-samples": n_samples or {task: {"original": 600, "effective": 600} for task in results},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # allow_nan: lmms-eval writes NaN for undefined metrics, and so do we here.
+    path.write_text(json.dumps(data, indent=1, allow_nan=True), encoding="utf-8")
+    return path
+
+
+RUN_A = {
+    "timeblind_iacc": {
+        "trial_acc": 70.0,
+        "trial_acc_ci_low": 66.5,
+        "trial_acc_ci_high": 73.25,
+        "question_acc": 40.0,
+        "video_acc": 45.5,
+        "instance_acc": 31.25,
+        "instance_acc_ci_low": 27.0,
+        "instance_acc_ci_high": 35.5,
+        "invalid_rate": 1.5,
+        "instance_acc_speed": 12.5,
+        "instance_acc_fine_grained_actions": 50.0,
+        "instance_acc_yes_no": 33.0,
+        "weird_metric": 7.0,
+    },
+    "vinoground_group": {
+        "text_score": 48.0,
+        "video_score": 30.0,
+        "group_score": 17.5,
+        "invalid_rate": 0.0,
+        "group_score_viewpoint": 40.0,
+        "group_score_cyclical": math.nan,
+        "text_score_object": 45.0,
+    },
+    "temporalbench_short_mba": {
+        "binary_acc": 62.0,
+        "mba": 20.0,
+        "mba_activitynet": 25.0,
+        "binary_acc_action_order": 60.0,
+        "invalid_rate": 0.5,
+    },
+    "velociti_mc": {
+        "mc_a": 30.0,
+        "mc_b": 90.0,
+        "mc_bias": -20.0,
+        "mc_both": 28.0,
+        "mc_bias_control": -3.0,
+        "mc_both_control": 95.0,
+        "invalid_rate": 0.0,
+    },
+    "mystery_task": {"foo": 3.5},
+}
+
+RUN_B = {
+    "timeblind_iacc": {
+        "trial_acc": 55.0,
+        "question_acc": 20.0,
+        "video_acc": 30.0,
+        "instance_acc": 8.0,
+        "invalid_rate": 10.0,
+        "instance_acc_speed": 0.0,
+    },
+    "vinoground_group": {"text_score": 30.0, "video_score": 25.0, "group_score": 6.0, "invalid_rate": 2.0},
+}
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory) -> list[Path]:
+    tmp_path = tmp_path_factory.mktemp("runs")
+    a = _write_results(
+        tmp_path / "runs" / "Qwen__Qwen2-VL-2B-Instruct" / "20261122_101010_results.json",
+        RUN_A,
+        model_args="pretrained=Qwen/Qwen2-VL-2B-Instruct,max_pixels=200704",
+        model_name="Qwen/Qwen2-VL-2B-Instruct",
+    )
+    b = _write_results(
+        tmp_path / "runs2" / "20261122_111111_results.json",
+        RUN_B,
+        model="llava_onevision",
+        model_args="pretrained=lmms-lab/llava-onevision-qwen2-0.5b-ov/",
+        limit=8,
+        n_samples={"timeblind_iacc": {"original": 600, "effective": 2}, "vinoground_group": {"original": 500}},
+        date="20261122_111111",
+    )
+    return [a, b]
+
+
+@pytest.fixture(scope="module")
+def written(two_runs, tmp_path_factory) -> tuple[Path, list[Path]]:
+    # Module scope: the charts take a few seconds, so the read-only checks share one report.
+    out = tmp_path_factory.mktemp("report")
+    return out, main_report([str(p) for p in two_runs], str(out))
+
+
+def _csv_rows(out: Path) -> list[dict[str, str]]:
+    with (out / "report.csv").open(encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def test_parse_task_metrics_attaches_cis_and_skips_stderr():
+    entry = {
+        "alias": "x",
+        "m,none": 50.0,
+        "m_stderr,none": "N/A",
+        "m_stderr_clustered,none": "N/A",
+        "m_ci_low,none": 40.0,
+        "m_ci_high,none": 60.0,
+        "m_cat,none": 10.0,
+        "orphan_ci_low,none": 1.0,
+        "n,flex": 3.0,
+        "u,none": None,
+    }
+    got = parse_task_metrics(entry)
+    assert got["m"] == report.Value(50.0, 40.0, 60.0)
+    assert got["m_cat"] == report.Value(10.0, None, None)
+    assert "m_ci_low" not in got and "m_ci_high" not in got
+    assert not any("stderr" in k for k in got)
+    # A CI bound without its metric and a non-default filter stay visible.
+    assert got["orphan_ci_low"].value == 1.0
+    assert got["n [flex]"].value == 3.0
+    assert math.isnan(got["u"].value)
+
+
+def test_model_label_sources(tmp_path):
+    p = tmp_path / "20261122_000000_results.json"
+    assert model_label({"model_name": "Qwen/Qwen2-VL-7B-Instruct"}, p) == "Qwen2-VL-7B-Instruct"
+    cfg = {"config": {"model": "llava", "model_args": "device=cuda,pretrained=/ckpt/my-model/"}}
+    assert model_label({"model_name": "", **cfg}, p) == "my-model"
+    assert model_label({"config": {"model": "temporal_replay", "model_args": "responses=x.jsonl"}}, p) == (
+        "temporal_replay"
+    )
+    assert model_label({"config": {}}, p) == "20261122_000000_results"
+
+
+def test_classify_against_registry():
+    tb = next(s for s in BENCHMARKS if s.name == "TimeBlind")
+    velociti = next(s for s in BENCHMARKS if s.name == "VELOCITI")
+    assert classify(tb, "instance_acc") == ("headline", None, None)
+    assert classify(tb, "instance_acc_speed") == ("category", "instance_acc", "speed")
+    assert classify(tb, "weird_metric") == ("other", None, None)
+    # mc_b is a family, but mc_both / mc_bias are headline metrics and families of their own.
+    assert classify(velociti, "mc_both") == ("headline", None, None)
+    assert classify(velociti, "mc_both_chrono") == ("category", "mc_both", "chrono")
+    assert classify(velociti, "mc_bias_control") == ("category", "mc_bias", "control")
+    assert classify(velociti, "mc_b_coref") == ("category", "mc_b", "coref")
+    assert report.benchmark_of("temporalbench_mba").name == "TemporalBench"
+    assert report.benchmark_of("mystery_task") is None
+
+
+def test_fmt_value():
+    assert fmt_value(report.Value(31.25, 27.0, 35.5)) == "31.2 [27.0, 35.5]"
+    assert fmt_value(report.Value(31.25)) == "31.2"
+    assert fmt_value(report.Value(50.0, math.nan, 60.0)) == "50.0"
+    assert fmt_value(report.Value(math.nan)) == "NaN"
+    assert fmt_value(None) == "–"
+
+
+# ---------------------------------------------------------------- reference numbers
+
+
+def test_reference_numbers_are_well_formed():
+    data = json.loads(report.reference_path().read_text(encoding="utf-8"))
+    specs = {s.name: s for s in BENCHMARKS}
+    assert {e["benchmark"] for e in data["entries"]} == set(specs)
+    for e in data["entries"]:
+        spec = specs[e["benchmark"]]
+        where = f"{e['benchmark']} {e['model']} {e['source']}"
+        assert e["model"] and e["setting"] and e["metrics"], where
+        assert e["source"]["paper"] and e["source"]["table"], where
+        assert e["tasks"] and all(report.benchmark_of(t) is spec for t in e["tasks"]), where
+        for key, value in e["metrics"].items():
+            assert isinstance(value, int | float) and -100 <= value <= 100, (where, key)
+            base = key.rsplit("_ci_", 1)[0] if key.endswith(("_ci_low", "_ci_high")) else key
+            kind, _fam, cat = classify(spec, base)
+            # Every reference key must land in a table column, never in "other metrics".
+            assert kind == "headline" or (kind == "category" and cat in spec.categories), (where, key)
+    for spec in specs.values():
+        models = {e["model"] for e in data["entries"] if e["benchmark"] == spec.name}
+        assert "Random Chance" in models and "Human" in models, spec.name
+
+
+def test_reference_values_copied_from_the_papers():
+    refs = {(r.benchmark, r.model, r.setting): r for r in load_references()}
+    gpt5 = refs[("TimeBlind", "GPT-5", "uniform 1 FPS, default configs, full set (600 instances)")]
+    assert gpt5.metrics["instance_acc"].value == 46.3  # Table 2
+    assert gpt5.metrics["instance_acc_fine_grained_actions"].value == 62.5  # Table 3
+    assert gpt5.tables == ["Table 2", "Table 3"]
+    human = refs[("TimeBlind", "Human", "human evaluation")]
+    assert human.metrics["instance_acc"] == report.Value(98.2, 96.8, 99.0)
+    assert refs[("Vinoground", "GPT-4o", "32 frames")].metrics["group_score_viewpoint"].value == 45.78
+    assert refs[("TemporalBench", "GPT-4o", "64 frames")].metrics["mba_coin"].value == 32.7
+    ov7 = refs[("VELOCITI", "LLaVA-OneVision-7B", "full test set")]
+    assert (ov7.metrics["strict_vle"].value, ov7.metrics["strict_vle_control"].value) == (32.1, 81.6)
+    assert ov7.metrics["mc_bias"].value == 67.8
+
+
+# ---------------------------------------------------------------- the report
+
+
+def test_report_writes_markdown_csv_and_charts(written):
+    out, paths = written
+    names = {p.name for p in paths}
+    assert {"report.md", "report.csv"} <= names
+    for bench in ("timeblind", "vinoground", "temporalbench", "velociti"):
+        assert f"{bench}_headline.png" in names
+    assert "timeblind_iacc_instance_acc_by_category.png" in names
+    assert "velociti_mc_mc_bias_by_category.png" in names
+    assert all(p.exists() for p in paths)
+
+
+def test_markdown_tables(written):
+    out, _ = written
+    md = (out / "report.md").read_text(encoding="utf-8")
+    # Headline row: I-Acc first with its CI, metrics without CI plain, in registry order.
+    assert "| Model | instance_acc | question_acc | video_acc | trial_acc | invalid_rate |" in md
+    assert "| Qwen2-VL-2B-Instruct | 31.2 [27.0, 35.5] | 40.0 | 45.5 | 70.0 [66.5, 73.2] | 1.5 |" in md
+    assert "| llava-onevision-qwen2-0.5b-ov | 8.0 | 20.0 | 30.0 | 55.0 | 10.0 |" in md
+    # Paper rows (with the paper's Wilson CI where it gives one).
+    assert "| GPT-5 (paper) | 46.3 | 58.5 | 67.2 | 77.3 | – |" in md
+    assert "| Human (paper) | 98.2 [96.8, 99.0] | 98.8 | 98.9 | 99.3 | – |" in md
+    assert "| Random Chance (paper) | 25.0 | 25.0 | 16.7 | – |" in md
+    # The reference's display label tells GPT-4o's TemporalBench settings apart.
+    assert "| GPT-4o (16 frames) (paper) | 38.5 | 75.7 | – |" in md
+    # Category table: models side by side, papers included, NaN shown.
+    assert "| Category | Qwen2-VL-2B-Instruct | llava-onevision-qwen2-0.5b-ov | Random Chance (paper)" in md
+    assert "| speed | 12.5 | 0.0 | 6.3 | 58.3 | 21.4 | 10.7 |" in md
+    # Run B reports no Vinoground categories, so it has no column there; GPT-4o 18.92 and Qwen2-VL-72B 11.71.
+    assert "| cyclical | NaN | 18.9 | 11.7 |" in md
+    # Run lines and the --limit warning.
+    assert "model_args `pretrained=Qwen/Qwen2-VL-2B-Instruct,max_pixels=200704`" in md
+    assert "limit 8" in md and "--limit 8" in md and "partial" in md
+    assert "timeblind_iacc 2/600" in md
+    # Unknown metric and unknown task are shown, not dropped.
+    assert "weird_metric" in md
+    assert "## mystery_task" in md and "| Qwen2-VL-2B-Instruct | 3.5 |" in md
+    # Charts are linked; the negative MC bias is in the table.
+    assert "![TimeBlind headline metrics](timeblind_headline.png)" in md
+    assert "-20.0" in md
+    # Sources of the paper numbers.
+    assert "Table 3" in md and "Wilson" in md
+
+
+def test_csv_long_format(written):
+    out, _ = written
+    rows = _csv_rows(out)
+    assert list(rows[0]) == ["benchmark", "task", "model", "metric", "value", "ci_low", "ci_high", "source"]
+
+    def find(model: str, task: str, metric: str) -> dict[str, str]:
+        hits = [r for r in rows if r["model"] == model and r["task"] == task and r["metric"] == metric]
+        assert len(hits) == 1, (model, task, metric, hits)
+        return hits[0]
+
+    a = find("Qwen2-VL-2B-Instruct", "timeblind_iacc", "instance_acc")
+    assert (a["benchmark"], a["value"], a["ci_low"], a["ci_high"]) == ("TimeBlind", "31.25", "27.0", "35.5")
+    assert a["source"].endswith("20261122_101010_results.json")
+    b = find("llava-onevision-qwen2-0.5b-ov", "timeblind_iacc", "instance_acc")
+    assert (b["ci_low"], b["ci_high"]) == ("", "")
+    assert find("Qwen2-VL-2B-Instruct", "vinoground_group", "group_score_cyclical")["value"] == "NaN"
+    assert find("Qwen2-VL-2B-Instruct", "timeblind_iacc", "weird_metric")["value"] == "7.0"
+    assert find("Qwen2-VL-2B-Instruct", "mystery_task", "foo")["benchmark"] == "mystery_task"
+    ref = find("GPT-5 (paper)", "timeblind_iacc", "instance_acc_speed")
+    assert ref["value"] == "21.4" and ref["source"].startswith("paper: TimeBlind") and ref["source"].endswith("Table 3")
+    ci = find("Molmo2-8B (paper)", "timeblind_iacc", "instance_acc")
+    assert (ci["ci_low"], ci["ci_high"]) == ("27.6", "35.0")
+    assert not any(r["metric"].endswith(("_ci_low", "_ci_high")) or "stderr" in r["metric"] for r in rows)
+    # Paper rows only for tasks that were run: no long-video or VELOCITI StrictVLE references here.
+    assert not any(r["task"] in {"temporalbench_long_mba", "velociti_strictvle_subset"} for r in rows)
+
+
+def test_pngs_are_real_charts(written):
+    import matplotlib.image as mpimg
+
+    out, paths = written
+    pngs = [p for p in paths if p.suffix == ".png"]
+    assert len(pngs) >= 8
+    for p in pngs:
+        assert p.stat().st_size > 8_000, p
+        img = mpimg.imread(p)
+        assert img.ndim == 3 and img.shape[0] >= 400 and img.shape[1] >= 600, (p, img.shape)
+        # Not a blank canvas: a chart has many distinct colours.
+        assert len({tuple(px) for px in img[::7, ::7].reshape(-1, img.shape[2]).tolist()}) > 10, p
+
+
+def test_duplicate_models_are_disambiguated_and_references_optional(tmp_path):
+    a = _write_results(tmp_path / "a" / "x_results.json", RUN_B, model_name="m/same", date="20260101_000000")
+    b = _write_results(tmp_path / "b" / "x_results.json", RUN_B, model_name="m/same", date="20260202_000000")
+    out = tmp_path / "out"
+    main_report([str(tmp_path)], str(out), references=False)
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "| same (20260101_000000) |" in md and "| same (20260202_000000) |" in md
+    assert "(paper) |" not in md and "paper:" not in md
+    assert {load_run(a).label, load_run(b).label} == {"same"}
+
+
+def test_cli_parser_and_errors(two_runs, tmp_path):
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    report.add_report_parser(sub)
+    args = parser.parse_args(["report", *map(str, two_runs), "--out", str(tmp_path / "cli")])
+    assert args.func(args) == 0
+    assert (tmp_path / "cli" / "report.md").exists()
+    with pytest.raises(FileNotFoundError):
+        main_report([str(tmp_path / "missing.json")], str(tmp_path / "x"))
+    bad = tmp_path / "bad_results.json"
+    bad.write_text(json.dumps({"config": {}}), encoding="utf-8")
+    with pytest.raises(ValueError, match="no 'results'"):
+        main_report([str(bad)], str(tmp_path / "x"))
+
+
+def test_custom_reference_file_and_same_label_in_one_table(two_runs, tmp_path):
+    entry = {
+        "benchmark": "TimeBlind",
+        "model": "M",
+        "tasks": ["timeblind_iacc"],
+        "source": {"paper": "P", "table": "Table 9"},
+    }
+    refs = {
+        "entries": [
+            {**entry, "setting": "8 frames", "metrics": {"instance_acc": 10.0}},
+            {**entry, "setting": "32 frames", "metrics": {"instance_acc": 12.0}, "note": "differs"},
+        ]
+    }
+    path = tmp_path / "refs.json"
+    path.write_text(json.dumps(refs), encoding="utf-8")
+    out = tmp_path / "out"
+    main_report([str(two_runs[1])], str(out), references=str(path))
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "| M, 8 frames (paper) | 10.0 | – | – | – | – |" in md
+    assert "| M, 32 frames (paper) | 12.0 | – | – | – | – |" in md
+    assert "- M: differs" in md and "GPT-5" not in md
+    rows = _csv_rows(out)
+    assert {r["source"] for r in rows if r["model"].startswith("M,")} == {"paper: P, Table 9"}
