@@ -128,6 +128,9 @@ class TemporalReplay(lmms):
         out, missing = [], []
         for req in requests:
             _ctx, continuation, _visual, doc_id, task, split = req.args
+            if callable(continuation):  # plain `loglikelihood` tasks pass doc_to_target itself
+                continuation = continuation(self._doc(task, split, doc_id))
+            continuation = str(continuation)
             rec = self._record(task, split, doc_id, missing)
             table = (rec or {}).get("loglikelihood") or {}
             key = continuation.strip() if continuation.strip() in table else continuation
