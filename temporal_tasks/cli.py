@@ -178,6 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_report_parser(sub)
 
+    from temporal_tasks.bench import add_bench_parser
+
+    add_bench_parser(sub)
+
     from temporal_tasks.export import EXPORTERS
 
     p = sub.add_parser("export", help="write a run's answers in a benchmark's official scorer format")

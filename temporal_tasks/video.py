@@ -332,6 +332,7 @@ def build_paired_videos(
     *,
     progress: bool = True,
     desc: str = "building paired videos",
+    workers: int | None = None,
 ) -> list[Path]:
     """Cached paired videos for many ``(first, second)`` pairs, with a progress bar when 8+ are missing."""
     pairs = list(pairs)
@@ -346,12 +347,24 @@ def build_paired_videos(
         from tqdm import tqdm
 
         bar = tqdm(total=len(missing), desc=desc, unit="video")
+
+    def build(i: int) -> None:
+        if not targets[i].is_file():  # another process may have built it meanwhile
+            build_paired_video(pairs[i][0], pairs[i][1], targets[i], num_frames)
+        if bar is not None:
+            bar.update(1)
+
+    # decord and PyAV release the GIL while decoding/encoding, so threads use every core.
+    workers = max(1, min(len(missing), workers or os.cpu_count() or 1))
     try:
-        for i in missing:
-            if not targets[i].is_file():  # another process may have built it meanwhile
-                build_paired_video(pairs[i][0], pairs[i][1], targets[i], num_frames)
-            if bar is not None:
-                bar.update(1)
+        if workers == 1:
+            for i in missing:
+                build(i)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                list(pool.map(build, missing))
     finally:
         if bar is not None:
             bar.close()

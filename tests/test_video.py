@@ -227,3 +227,13 @@ def test_uniform_indices():
     assert video.uniform_indices(4, 6).tolist() == [0, 1, 1, 2, 2, 3]
     assert video.uniform_indices(9, 1).tolist() == [4]
     assert isinstance(video._frame_rate(32, 9.875), Fraction)
+
+
+def test_parallel_batch_build_matches_serial(clips, tmp_path):
+    pairs = [(clips["right"], clips["down"]), (clips["appear"], clips["grow"]), (clips["down"], clips["appear"])]
+    serial = video.build_paired_videos(pairs, 9, tmp_path / "serial", progress=False, workers=1)
+    parallel = video.build_paired_videos(pairs, 9, tmp_path / "parallel", progress=False, workers=3)
+    for a, b in zip(serial, parallel, strict=True):
+        fa, fb = _decode(a)[0], _decode(b)[0]
+        assert fa.shape == fb.shape == (9, *fa.shape[1:])
+        assert _mad(fa, fb) == 0.0  # same frames, same encoder settings: identical pictures

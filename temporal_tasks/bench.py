@@ -1,0 +1,263 @@
+"""``temporal-tasks bench``: what the plugin itself costs, measured side by side in one run.
+
+Every figure is a ratio (or an absolute time next to its reference) taken in the same process,
+so a noisy machine moves numerator and denominator together. Rows:
+
+* ``paired_build_speedup_vs_ffmpeg``: ffmpeg's full decode + re-encode concatenation of two clips
+  with a 2 s black gap (how the official Vinoground files are made) / our builder at N=32.
+* ``paired_build_vs_decode_floor``: our builder / decoding just the 2*floor((N-1)/2) frames it
+  uses with the same decoder (decord) — the cost nobody can avoid.
+* ``cache_hit_ms``: median time to get an already-built paired video.
+* ``overhead_fraction``: our per-question work with a warm cache (doc, prompt, visual path,
+  parse, payload) / lmms-eval's dummy model decoding 8 frames of the same video.
+* ``aggregate_1m_seconds``: every TimeBlind metric (CIs and categories included) over 1,000,000
+  payloads, with the 100,000 ratio to show linear cost, and the peak memory of that step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+NUM_FRAMES = 32
+TARGETS = {
+    "paired_build_speedup_vs_ffmpeg": (">=", 5.0),
+    "paired_build_vs_decode_floor": ("<=", 2.0),
+    "cache_hit_ms": ("<=", 1.0),
+    "overhead_fraction": ("<=", 0.01),
+    "aggregate_1m_seconds": ("<=", 2.0),
+}
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _median_time(fn: Callable[[], object], repeat: int) -> float:
+    return statistics.median(_timed(fn) for _ in range(repeat))
+
+
+def make_clips(out: Path, pairs: int, seconds: float, width: int = 640, height: int = 360, fps: int = 30) -> list:
+    """Realistic inputs: ``pairs`` pairs of textured moving-square clips (H.264, 30 fps)."""
+    import av
+
+    rng = np.random.default_rng(0)
+    clips = []
+    for i in range(2 * pairs):
+        path = out / f"clip_{i:03d}.mp4"
+        base = rng.integers(0, 255, (height, width, 3), dtype=np.uint8)  # texture: realistic bitrate
+        with av.open(str(path), mode="w") as container:
+            stream = container.add_stream("libx264" if "libx264" in av.codecs_available else "mpeg4", rate=fps)
+            stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+            stream.options = {"preset": "ultrafast", "g": str(fps)} if stream.name == "libx264" else {}
+            total = int(seconds * fps)
+            for t in range(total):
+                frame = base.copy()
+                x = int((width - 60) * t / max(1, total - 1)) if i % 2 == 0 else int((width - 60) * (1 - t / total))
+                frame[150:210, x : x + 60] = (230, 40, 40)
+                for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
+                    container.mux(packet)
+            for packet in stream.encode():
+                container.mux(packet)
+        clips.append(path)
+    return [(clips[2 * i], clips[2 * i + 1]) for i in range(pairs)]
+
+
+def _ffmpeg_concat(first: Path, second: Path, out: Path) -> None:
+    # Full decode + re-encode with a 2 s black gap, the way the official concatenated files are made.
+    cmd = [
+        "ffmpeg", "-v", "error", "-y", "-i", str(first), "-f", "lavfi", "-i", "color=black:s=640x360:r=30:d=2",
+        "-i", str(second), "-filter_complex", "[0:v]setsar=1[a];[1:v]setsar=1[g];[2:v]setsar=1[b];"
+        "[a][g][b]concat=n=3:v=1:a=0[v]", "-map", "[v]", "-c:v", "libx264", "-preset", "ultrafast",
+        "-threads", "1", str(out),
+    ]  # fmt: skip
+    subprocess.run(cmd, check=True)
+
+
+def bench_paired(pairs: list, work: Path) -> dict:
+    """Builder vs ffmpeg vs the decode floor, and the cache hit."""
+    import decord
+
+    from temporal_tasks import video
+
+    k, _gap = video.paired_layout(NUM_FRAMES)
+    out: dict = {}
+    ours, floor, ff = [], [], []
+    for i, (a, b) in enumerate(pairs):
+        video._frame_cache.clear()  # no help from an earlier build: each timing decodes from scratch
+
+        def decode_only(a=a, b=b) -> None:
+            for clip in (a, b):
+                reader = decord.VideoReader(str(clip), ctx=decord.cpu(0), num_threads=1)
+                reader.get_batch(video.uniform_indices(len(reader), k).tolist()).asnumpy()
+
+        floor.append(_timed(decode_only))
+        ours.append(_timed(lambda a=a, b=b, i=i: video.build_paired_video(a, b, work / f"ours_{i}.mp4", NUM_FRAMES)))
+        if shutil.which("ffmpeg"):
+            ff.append(_timed(lambda a=a, b=b, i=i: _ffmpeg_concat(a, b, work / f"ff_{i}.mp4")))
+    out["paired_build_seconds"] = statistics.median(ours)
+    out["decode_floor_seconds"] = statistics.median(floor)
+    out["paired_build_vs_decode_floor"] = out["paired_build_seconds"] / out["decode_floor_seconds"]
+    if ff:
+        out["ffmpeg_concat_seconds"] = statistics.median(ff)
+        out["paired_build_speedup_vs_ffmpeg"] = out["ffmpeg_concat_seconds"] / out["paired_build_seconds"]
+    else:
+        out["paired_build_speedup_vs_ffmpeg"] = None
+        out["note_ffmpeg"] = "ffmpeg not found: install it (apt-get install ffmpeg) to measure this row"
+    a, b = pairs[0]
+    video.cached_paired_video(a, b, NUM_FRAMES, work / "cache")  # build once
+    out["cache_hit_ms"] = 1000 * _median_time(lambda: video.cached_paired_video(a, b, NUM_FRAMES, work / "cache"), 200)
+    return out
+
+
+def bench_overhead(pairs: list, work: Path) -> dict:
+    """Our per-question cost on a TimeBlind-layout copy of the clips vs the dummy model's 8-frame decode."""
+    from lmms_eval.models.model_utils.load_video import read_video
+
+    from temporal_tasks import harness, timeblind
+
+    root = work / "data" / "timeblind"
+    (root / "videos").mkdir(parents=True)
+    rows = []
+    for k, (a, b) in enumerate(pairs):
+        shutil.copy(a, root / "videos" / f"vid_{k:05d}_0.mp4")
+        shutil.copy(b, root / "videos" / f"vid_{k:05d}_1.mp4")
+        for role, (q, v) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1)]):
+            rows.append({"index": 4 * k + role, "video_path": f"TimeBlind/videos/vid_{k:05d}_{v}.mp4",
+                         "question": f"Does the square move {'right' if q == 0 else 'left'}?",
+                         "answer": ("yes", "no", "no", "yes")[role], "type": "yes_no"})  # fmt: skip
+    (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    old = os.environ.get("TEMPORAL_TASKS_DATA_DIR")
+    os.environ["TEMPORAL_TASKS_DATA_DIR"] = str(work / "data")
+    try:
+        timeblind.load_docs()  # warm: imports, file-system cache
+        repeat = 20
+        load = _median_time(timeblind.load_docs, 5)
+        docs = timeblind.load_docs()
+
+        def per_question() -> None:
+            for doc in docs:
+                harness.doc_to_text(doc)
+                harness.doc_to_visual(doc)
+                timeblind.process_results(doc, ["The answer is Yes."])
+
+        ours = load / len(docs) + _median_time(per_question, repeat) / len(docs)
+    finally:
+        if old is None:
+            os.environ.pop("TEMPORAL_TASKS_DATA_DIR", None)
+        else:
+            os.environ["TEMPORAL_TASKS_DATA_DIR"] = old
+    decode = statistics.median(_timed(lambda d=d: read_video(d["videos"][0], num_frm=8)) for d in docs[:8])
+    return {"per_question_ms": 1000 * ours, "dummy_decode_8_frames_ms": 1000 * decode,
+            "overhead_fraction": ours / decode}  # fmt: skip
+
+
+def _timeblind_payloads(n: int) -> list[dict]:
+    from temporal_tasks import timeblind
+    from temporal_tasks.harness import results_for
+
+    rng = np.random.default_rng(1)
+    right = rng.random(n) < 0.7
+    gold = ("yes", "no", "no", "yes")
+    tags = ("direction", "speed", "event", "state_transition")
+    per_doc = []
+    for i in range(n):
+        g, r = divmod(i, 4)
+        pred = gold[r] if right[i] else ("no" if gold[r] == "yes" else "yes")
+        payload = {
+            "question_id": str(i), "group_id": f"timeblind/{g}", "role": timeblind.ROLES[r], "group_size": 4,
+            "categories": [tags[g % 4], "yes_no"], "answer": pred, "gold": gold[r], "parser": "timeblind_yes_no",
+            "parser_mode": "robust", "pred": pred, "correct": pred == gold[r],
+        }  # fmt: skip
+        per_doc.append(results_for(payload, timeblind.HEADLINE, ("instance_acc",)))
+    return per_doc
+
+
+def _aggregate_all(per_doc: list[dict]) -> float:
+    from temporal_tasks.rescore import task_metrics
+
+    metrics = task_metrics("timeblind_iacc")
+    items = {key: [d[key] for d in per_doc if key in d] for key, _fn, _h in metrics}  # lmms-eval's per-key lists
+    start = time.perf_counter()
+    for key, fn, _h in metrics:
+        if items[key]:
+            fn(items[key])
+    return time.perf_counter() - start
+
+
+def bench_aggregate(n: int) -> dict:
+    """Every TimeBlind metric over ``n`` and ``n/10`` payloads, and the peak memory at ``n``."""
+    import pandas  # noqa: F401 - lmms-eval has it loaded already; keep its import out of the timing
+
+    small = _aggregate_all(_timeblind_payloads(n // 10))
+    per_doc = _timeblind_payloads(n)
+    big = _aggregate_all(per_doc)
+    per_doc_again = _timeblind_payloads(n)  # fresh objects: no memo from the timed pass
+    tracemalloc.start()
+    _aggregate_all(per_doc_again)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"aggregate_1m_seconds": big, "aggregate_100k_seconds": small, "aggregate_1m_vs_100k": big / small,
+            "aggregate_1m_peak_mb": peak / 2**20, "aggregate_payloads": n}  # fmt: skip
+
+
+def run(pairs: int = 12, seconds: float = 10.0, payloads: int = 1_000_000) -> dict:
+    """Run every row; returns the measurements (plus targets met)."""
+    work = Path(tempfile.mkdtemp(prefix="temporal-tasks-bench-"))
+    try:
+        clip_pairs = make_clips(work, pairs, seconds)
+        result = {"pairs": pairs, "clip_seconds": seconds, "num_frames": NUM_FRAMES, "cpus": os.cpu_count()}
+        result.update(bench_paired(clip_pairs, work))
+        result.update(bench_overhead(clip_pairs, work))
+        result.update(bench_aggregate(payloads))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result["targets_met"] = {
+        key: (None if result.get(key) is None else (result[key] >= bound if op == ">=" else result[key] <= bound))
+        for key, (op, bound) in TARGETS.items()
+    }
+    return result
+
+
+def format_table(result: dict) -> str:
+    """A Markdown table of the measurements."""
+    lines = ["| measurement | value | target |", "|---|---:|---|"]
+    for key, value in result.items():
+        if key == "targets_met" or isinstance(value, dict):
+            continue
+        target = TARGETS.get(key)
+        shown = f"{value:.4g}" if isinstance(value, float) else str(value)
+        lines.append(f"| {key} | {shown} | {f'{target[0]} {target[1]:g}' if target else ''} |")
+    return "\n".join(lines)
+
+
+def add_bench_parser(subparsers) -> argparse.ArgumentParser:
+    """The ``bench`` subcommand."""
+    p = subparsers.add_parser("bench", help="measure the plugin's own cost (paired videos, overhead, aggregation)")
+    p.add_argument("--json", action="store_true", help="also print one JSON object as the last line")
+    p.add_argument("--pairs", type=int, default=12, help="clip pairs to generate (default 12)")
+    p.add_argument("--seconds", type=float, default=10.0, help="clip length in seconds (default 10)")
+    p.add_argument("--payloads", type=int, default=1_000_000, help="payloads to aggregate (default 1,000,000)")
+    p.set_defaults(func=_cmd_bench)
+    return p
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    result = run(args.pairs, args.seconds, args.payloads)
+    print(format_table(result))
+    if args.json:
+        print(json.dumps(result))
+    return 0
