@@ -42,7 +42,7 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload
 from temporal_tasks.log import logger, warn_once
-from temporal_tasks.scoring import Groups, collect_groups, percent, slug
+from temporal_tasks.scoring import Groups, collect_groups, make_aggregators, percent, slug
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()
@@ -63,7 +63,10 @@ CATEGORIES = (
 )  # fmt: skip
 SOURCE_SLUGS = tuple(slug(s) for s in SOURCES)
 CATEGORY_SLUGS = tuple(slug(c) for c in CATEGORIES)
-HEADLINE = ("binary_acc", "mba", "invalid_rate")
+HEADLINE = (
+    "binary_acc", "mba", "invalid_rate",
+    "binary_acc_ci_low", "binary_acc_ci_high", "mba_ci_low", "mba_ci_high",
+)  # fmt: skip
 
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
 ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"
@@ -360,6 +363,14 @@ def binary_acc_subset(items: list) -> float:
 def mba_subset(items: list) -> float:
     """MBA of one source's videos."""
     return _mba(_groups(items))
+
+
+# 95% CIs of the headline BA and MBA: the core's group bootstrap (videos resampled). BA is every
+# question of the complete videos ("each"), MBA a video's questions all right ("all"); the
+# values themselves stay with binary_acc/mba above, which also carry the single --limit warning.
+_CI = make_aggregators(NAME, {"binary_acc": "each", "mba": "all"}, headline="")
+binary_acc_ci_low, binary_acc_ci_high = _CI["binary_acc_ci_low"], _CI["binary_acc_ci_high"]
+mba_ci_low, mba_ci_high = _CI["mba_ci_low"], _CI["mba_ci_high"]
 
 
 def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:

@@ -406,3 +406,21 @@ def test_rescore_reproduces_and_reparses(offline_env, monkeypatch):
     monkeypatch.delenv("TEMPORAL_TASKS_PARSER")
     _check(rescore_task("temporalbench_short_mba", lines), ROBUST_SHORT, "rescore as recorded")
     _check(rescore_task("temporalbench_short_mba", lines, "official"), OFFICIAL_SHORT, "rescore official")
+
+
+def test_headline_cis_bootstrap_videos(offline_env):
+    import numpy as np
+
+    from temporal_tasks.scoring import bootstrap_ci
+
+    items = _items(tb.load_qa("short_qa"), ANSWERS)
+    videos: dict[str, list[bool]] = defaultdict(list)
+    for p in items:
+        videos[p["group_id"]].append(bool(p["correct"]))
+    # By hand: MBA resamples whole videos, each [all right, 1]; BA resamples videos of [right, questions].
+    mba_counts = np.array([[all(v), 1] for v in videos.values()])
+    ba_counts = np.array([[sum(v), len(v)] for v in videos.values()])
+    assert (tb.mba_ci_low(items), tb.mba_ci_high(items)) == bootstrap_ci(mba_counts)
+    assert (tb.binary_acc_ci_low(items), tb.binary_acc_ci_high(items)) == bootstrap_ci(ba_counts)
+    assert tb.mba_ci_low(items) <= tb.mba(items) <= tb.mba_ci_high(items)
+    assert tb.binary_acc_ci_low(items) <= tb.binary_acc(items) <= tb.binary_acc_ci_high(items)
