@@ -279,3 +279,49 @@ def test_hf_token_never_written(lmms_eval, tmp_path):
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert fake.encode() not in path.read_bytes(), path
+
+
+def _build_after_barrier(pairs: list, cache: str, barrier, queue) -> None:
+    from temporal_tasks import video
+
+    barrier.wait()
+    paths = video.build_paired_videos([(Path(a), Path(b)) for a, b in pairs], 7, Path(cache), progress=False)
+    queue.put([str(p) for p in paths])
+
+
+def test_two_processes_build_the_same_50_paired_videos(tmp_path):
+    import decord
+
+    from temporal_tasks.fixtures.video import moving, resizing, write_video
+
+    scenes = [moving("left_to_right"), moving("right_to_left"), moving("top_to_bottom"), resizing(True),
+              resizing(False)]  # fmt: skip
+    clips = [write_video(tmp_path / f"c{i}.mp4", scenes[i % 5], num_frames=8 + i) for i in range(10)]
+    pairs = [(str(a), str(b)) for a in clips for b in clips if a != b][:50]
+    ctx = mp.get_context("spawn")
+    barrier, queue = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_build_after_barrier, args=(pairs, str(tmp_path / "cache"), barrier, queue))
+             for _ in range(2)]  # fmt: skip
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=300) for _ in procs]
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    assert results[0] == results[1] and len(set(results[0])) == 50
+    for path in results[0]:
+        assert len(decord.VideoReader(path)) == 7  # complete, decodable, exactly N frames
+    built = list((tmp_path / "cache").rglob("*"))
+    assert not [p for p in built if p.is_file() and ".tmp" in p.name]  # no torn temporary file left
+
+
+@pytest.mark.slow
+def test_archive_that_fails_to_extract_stops_the_run(lmms_eval, fixture_root, tmp_path):
+    root = tmp_path / "data"
+    shutil.copytree(fixture_root / "velociti", root / "velociti")
+    archive = root / "velociti" / "velociti_videos.zip"
+    archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])  # a download cut in half
+    run = lmms_eval("velociti_strictvle", responses={}, data_dir=root, expect_ok=False, verbosity="INFO")
+    assert run.returncode != 0
+    assert "cannot extract" in run.output and "velociti_videos.zip" in run.output, run.output[-3000:]
+    assert "Model Responding" not in run.output
