@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import velociti
+from temporal_tasks import tasks_dir, velociti
 from temporal_tasks.data import BenchmarkData, DataError
 from temporal_tasks.fixtures import velociti as fixture
 
@@ -330,7 +330,7 @@ def _task_yaml(name: str) -> dict:
         pass
 
     Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
-    path = Path(velociti.__file__).resolve().parents[1] / "tasks" / "velociti" / f"{name}.yaml"
+    path = Path(tasks_dir()) / "velociti" / f"{name}.yaml"  # the YAMLs lmms-eval loads (wheel or checkout)
     return yaml.load(path.read_text(), Loader=Loader)
 
 

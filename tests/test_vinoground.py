@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from temporal_tasks import vinoground
+from temporal_tasks import tasks_dir, vinoground
 from temporal_tasks.data import DataError
 from temporal_tasks.fixtures import vinoground as fx
 from temporal_tasks.parsing import get_parser
@@ -363,7 +363,7 @@ def test_incomplete_pairs_are_left_out(offline_env):
 def test_yaml_metric_lists_match_process_results():
     import yaml
 
-    tasks = Path(__file__).resolve().parents[1] / "tasks" / "vinoground"
+    tasks = Path(tasks_dir()) / "vinoground"
     variants = {"vinoground_group": "group", "vinoground_group_official": "official", "vinoground_text": "text",
                 "vinoground_video": "video", "vinoground_text_blind": "text_blind"}  # fmt: skip
     for task, variant in variants.items():
