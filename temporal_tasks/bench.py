@@ -4,7 +4,8 @@ Every figure is a ratio (or an absolute time next to its reference) taken in the
 so a noisy machine moves numerator and denominator together. Rows:
 
 * ``paired_build_speedup_vs_ffmpeg``: ffmpeg's full decode + re-encode concatenation of two clips
-  with a 2 s black gap (how the official Vinoground files are made) / our builder at N=32.
+  with a 2 s black gap at its default settings (how the official Vinoground files are made) / our
+  builder at N=32; ``..._vs_ffmpeg_ultrafast``: the same with ffmpeg at our encoder's settings.
 * ``paired_build_vs_decode_floor``: our builder / decoding just the 2*floor((N-1)/2) frames it
   uses with the same decoder (decord) — the cost nobody can avoid.
 * ``cache_hit_ms``: median time to get an already-built paired video.
@@ -76,13 +77,15 @@ def make_clips(out: Path, pairs: int, seconds: float, width: int = 640, height: 
     return [(clips[2 * i], clips[2 * i + 1]) for i in range(pairs)]
 
 
-def _ffmpeg_concat(first: Path, second: Path, out: Path) -> None:
-    # Full decode + re-encode with a 2 s black gap, the way the official concatenated files are made.
+def _ffmpeg_concat(first: Path, second: Path, out: Path, fast: bool = False) -> None:
+    # Full decode + re-encode with a 2 s black gap, the way the official concatenated files are made:
+    # ffmpeg's defaults (libx264 preset medium, all cores). fast=True is a stricter baseline:
+    # preset ultrafast on one thread, like our encoder settings.
     cmd = [
         "ffmpeg", "-v", "error", "-y", "-i", str(first), "-f", "lavfi", "-i", "color=black:s=640x360:r=30:d=2",
         "-i", str(second), "-filter_complex", "[0:v]setsar=1[a];[1:v]setsar=1[g];[2:v]setsar=1[b];"
-        "[a][g][b]concat=n=3:v=1:a=0[v]", "-map", "[v]", "-c:v", "libx264", "-preset", "ultrafast",
-        "-threads", "1", str(out),
+        "[a][g][b]concat=n=3:v=1:a=0[v]", "-map", "[v]", "-c:v", "libx264",
+        *(["-preset", "ultrafast", "-threads", "1"] if fast else []), str(out),
     ]  # fmt: skip
     subprocess.run(cmd, check=True)
 
@@ -95,7 +98,7 @@ def bench_paired(pairs: list, work: Path) -> dict:
 
     k, _gap = video.paired_layout(NUM_FRAMES)
     out: dict = {}
-    ours, floor, ff = [], [], []
+    ours, floor, ff, ff_fast = [], [], [], []
     for i, (a, b) in enumerate(pairs):
         video._frame_cache.clear()  # no help from an earlier build: each timing decodes from scratch
 
@@ -108,12 +111,17 @@ def bench_paired(pairs: list, work: Path) -> dict:
         ours.append(_timed(lambda a=a, b=b, i=i: video.build_paired_video(a, b, work / f"ours_{i}.mp4", NUM_FRAMES)))
         if shutil.which("ffmpeg"):
             ff.append(_timed(lambda a=a, b=b, i=i: _ffmpeg_concat(a, b, work / f"ff_{i}.mp4")))
+            ff_fast.append(_timed(lambda a=a, b=b, i=i: _ffmpeg_concat(a, b, work / f"ffu_{i}.mp4", fast=True)))
     out["paired_build_seconds"] = statistics.median(ours)
     out["decode_floor_seconds"] = statistics.median(floor)
     out["paired_build_vs_decode_floor"] = out["paired_build_seconds"] / out["decode_floor_seconds"]
     if ff:
         out["ffmpeg_concat_seconds"] = statistics.median(ff)
         out["paired_build_speedup_vs_ffmpeg"] = out["ffmpeg_concat_seconds"] / out["paired_build_seconds"]
+        out["ffmpeg_ultrafast_1thread_seconds"] = statistics.median(ff_fast)
+        out["paired_build_speedup_vs_ffmpeg_ultrafast"] = (
+            out["ffmpeg_ultrafast_1thread_seconds"] / out["paired_build_seconds"]
+        )
     else:
         out["paired_build_speedup_vs_ffmpeg"] = None
         out["note_ffmpeg"] = "ffmpeg not found: install it (apt-get install ffmpeg) to measure this row"

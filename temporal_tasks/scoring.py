@@ -162,6 +162,19 @@ def unit_counts(groups: Groups, units: Units, *, invalid: InvalidPolicy = "wrong
     return ids, counts
 
 
+def _outcome_classes(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``(right, units)`` rows (sorted) and how many groups have each; a 1-D count, not a 2-D sort."""
+    base = int(counts[:, 1].max()) + 1
+    codes = counts[:, 0] * base + counts[:, 1]
+    if codes.max() < 1_000_000:
+        weight = np.bincount(codes)
+        uniq = np.flatnonzero(weight)
+        weight = weight[uniq]
+    else:
+        uniq, weight = np.unique(codes, return_counts=True)
+    return np.stack([uniq // base, uniq % base], axis=1), weight
+
+
 def bootstrap_ci(
     counts: np.ndarray,
     strata: Sequence[str] | None = None,
@@ -187,7 +200,7 @@ def bootstrap_ci(
     labels = np.asarray(strata) if strata is not None else np.zeros(len(counts), dtype=np.int64)
     per_stratum = []
     for stratum in sorted(set(labels.tolist())):
-        classes, weight = np.unique(counts[labels == stratum], axis=0, return_counts=True)
+        classes, weight = _outcome_classes(counts[labels == stratum])
         draws = rng.multinomial(int(weight.sum()), weight / weight.sum(), size=iters)  # (iters, K)
         num = draws @ classes[:, 0]
         den = draws @ classes[:, 1]
@@ -228,7 +241,11 @@ def _fingerprint(items: Sequence[Any]) -> tuple:
 
 
 def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    return len(a) == len(b) and all(map(operator.is_, a, b))
+    # List equality runs in C and short-cuts on identity, so identical payload lists compare in
+    # milliseconds; payloads that are different objects but equal dicts give the same metric anyway.
+    if len(a) != len(b):
+        return False
+    return a == b if isinstance(a, list) and isinstance(b, list) else list(a) == list(b)
 
 
 def memo_metric(key: str, items: Sequence[Any], compute: Callable[[], MetricResult]) -> MetricResult:
