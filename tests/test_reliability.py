@@ -60,6 +60,13 @@ def test_two_processes_give_identical_metrics(lmms_eval, offline_env, tmp_path):
     for task in demo_tasks():
         assert _clean(one.metrics(task)) == _clean(two.metrics(task)), task
         assert len(one.samples[task]) == len(two.samples[task])
+    # Rescoring the logged samples reproduces every metric of every task, without the model.
+    from temporal_tasks.rescore import rescore
+
+    rescored = rescore([tmp_path / "run1" / "results"])["results"]
+    for task in demo_tasks():
+        again = {k.split(",")[0]: v for k, v in rescored[task].items() if k.endswith(",none")}
+        assert _clean(again) == _clean(one.metrics(task)), task
 
 
 # ----------------------------------------------------------------------------- 2. partial runs
