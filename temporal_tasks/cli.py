@@ -144,6 +144,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_prebuild(args: argparse.Namespace) -> int:
+    from temporal_tasks.vinoground import prebuild
+
+    paths = prebuild(args.num_frames)
+    print(f"{len(paths)} paired videos ready")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (kept separate for tests and docs)."""
     parser = argparse.ArgumentParser(prog="temporal-tasks", description=__doc__)
@@ -173,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", help="folder for rescored_results.json (lmms-eval's results format)")
     p.add_argument("--parser", choices=["robust", "official"], help="re-parse answers in this mode (default: as run)")
     p.set_defaults(func=_cmd_rescore)
+
+    p = sub.add_parser("prebuild", help="build every Vinoground paired video into the cache now, on all cores")
+    p.add_argument("--num-frames", type=int, help="N (default: TEMPORAL_TASKS_NUM_FRAMES or 32)")
+    p.set_defaults(func=_cmd_prebuild)
 
     from temporal_tasks.report import add_report_parser
 

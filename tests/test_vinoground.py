@@ -472,3 +472,15 @@ def test_cli_missing_clip_stops_before_any_model_call(lmms_eval, fixture_root, t
     run = lmms_eval("vinoground_group", responses={}, data_dir=tmp_path / "data", expect_ok=False, verbosity="INFO")
     assert run.returncode != 0
     assert "3_pos.mp4" in run.output and "Model Responding" not in run.output and not run.results
+
+
+def test_prebuild_command_builds_every_paired_video(offline_env, tmp_path, monkeypatch, capsys):
+    from temporal_tasks import cli, vinoground
+
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["prebuild", "--num-frames", "5"]) == 0
+    paired = [d for d in vinoground.load_docs(variant="group") if d["paired"]]
+    built = sorted((tmp_path / "cache").rglob("*.mp4"))
+    built = [p for p in built if "paired_videos" in p.parts]
+    assert len(built) == len({tuple(d["videos"]) for d in paired}) > 0
+    assert f"{len(paired)} paired videos ready" in capsys.readouterr().out
