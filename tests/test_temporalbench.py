@@ -308,7 +308,10 @@ def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
     _check(long, OFFICIAL_LONG if mode == "official" else ROBUST_LONG, "long by hand")
     # no per-category rows for long QA; no Movie/Oops rows where the data has none
     assert not any(k.startswith(("mba_action", "mba_event", "mba_oops")) for k in long)
-    assert set(short) == {"binary_acc", "mba", "invalid_rate"} | {
+    ci_keys = {f"{m}_ci_{b}" for m in ("binary_acc", "mba") for b in ("low", "high")}
+    for m in ("binary_acc", "mba"):
+        assert short[f"{m}_ci_low"] <= short[m] <= short[f"{m}_ci_high"]
+    assert set(short) == {"binary_acc", "mba", "invalid_rate"} | ci_keys | {
         f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*tb.CATEGORY_SLUGS, "charades", "coin", "finegym")
     } | {"binary_acc_movie_description", "mba_movie_description"}
     # the group: plain mean of short and long (the paper's "Overall"), only for binary_acc and mba
