@@ -6,27 +6,13 @@ import argparse
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from temporal_tasks import tasks_dir
-
-_NAME_LINE = re.compile(r"^(task|group):\s*([A-Za-z0-9_\-]+)\s*$")
-
-
-def our_tasks() -> dict[str, tuple[str, str]]:
-    """Our task and group names from the YAML tree: ``{name: (kind, yaml path)}``."""
-    found: dict[str, tuple[str, str]] = {}
-    for path in sorted(Path(tasks_dir()).rglob("*.yaml")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            m = _NAME_LINE.match(line)
-            if m:
-                found[m.group(2)] = (m.group(1), str(path))
-                break
-    return found
+from temporal_tasks.registry import our_tasks
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:

@@ -17,38 +17,10 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-import yaml
-
 from temporal_tasks.data import DataError
+from temporal_tasks.registry import task_config
 
 SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
-
-
-class _TaskLoader(yaml.SafeLoader):
-    """YAML loader that keeps ``!function a.b.c`` as the string ``a.b.c``."""
-
-
-_TaskLoader.add_constructor("!function", lambda loader, node: ("!function", loader.construct_scalar(node)))
-
-
-def task_config(task: str) -> dict:
-    """Our task's YAML as a dict (``include:`` resolved, ``!function`` kept as tuples)."""
-    from temporal_tasks.cli import our_tasks
-
-    tasks = our_tasks()
-    if task not in tasks:
-        raise DataError(f"{task!r} is not one of our tasks ({', '.join(sorted(tasks))}); it cannot be rescored.")
-    return _load_yaml(Path(tasks[task][1]))
-
-
-def _load_yaml(path: Path) -> dict:
-    with open(path, encoding="utf-8") as fh:
-        cfg = yaml.load(fh, Loader=_TaskLoader) or {}
-    if "include" in cfg:
-        base = _load_yaml(path.parent / cfg.pop("include"))
-        base.update(cfg)  # lmms-eval's include is a shallow update too
-        cfg = base
-    return cfg
 
 
 def _resolve(ref: object) -> Callable:

@@ -13,6 +13,7 @@ import pytest
 import temporal_tasks
 from temporal_tasks import _hook, cli
 from temporal_tasks.data import DataError
+from temporal_tasks.registry import our_tasks
 from temporal_tasks.replay import read_responses
 
 
@@ -30,12 +31,12 @@ def test_no_name_collides_with_lmms_eval_builtins():
     builtin = _names_in(tm, os.path.dirname(os.path.abspath(lt.__file__)) + "/")
     ours = _names_in(tm, temporal_tasks.tasks_dir())
     assert "vinoground" in builtin and "temporalbench" in builtin  # the index really holds the built-ins
-    assert ours >= set(cli.our_tasks())  # tags included
+    assert ours >= set(our_tasks())  # tags included
     assert not ours & builtin, f"task/group/tag names taken by lmms-eval: {sorted(ours & builtin)}"
 
 
 def test_our_task_list():
-    names = cli.our_tasks()
+    names = our_tasks()
     assert names["timeblind_iacc"][0] == "task"
     assert all(Path(path).is_file() for _kind, path in names.values())
 

@@ -1,0 +1,58 @@
+"""Our task tree as data: task and group names, and their YAML configs with ``include:`` resolved.
+
+Below the CLI on purpose: ``rescore``, ``report`` and the CLI all need the task list, and
+only ``__main__`` may import :mod:`temporal_tasks.cli`. Reads YAML text only; imports no lmms-eval.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from temporal_tasks import tasks_dir
+from temporal_tasks.data import DataError
+
+_NAME_LINE = re.compile(r"^(task|group):\s*([A-Za-z0-9_\-]+)\s*$")
+
+
+def our_tasks() -> dict[str, tuple[str, str]]:
+    """Our task and group names from the YAML tree: ``{name: (kind, yaml path)}`` (templates have no name)."""
+    found: dict[str, tuple[str, str]] = {}
+    for path in sorted(Path(tasks_dir()).rglob("*.yaml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = _NAME_LINE.match(line)
+            if m:
+                found[m.group(2)] = (m.group(1), str(path))
+                break
+    return found
+
+
+class _TaskLoader(yaml.SafeLoader):
+    """YAML loader that keeps ``!function a.b.c`` as the tuple ``("!function", "a.b.c")``."""
+
+
+_TaskLoader.add_constructor("!function", lambda loader, node: ("!function", loader.construct_scalar(node)))
+
+
+def load_task_yaml(path: Path) -> dict:
+    """A task YAML with its ``include:`` chain merged as lmms-eval does (shallow; the later include wins)."""
+    with open(path, encoding="utf-8") as fh:
+        cfg = yaml.load(fh, Loader=_TaskLoader) or {}
+    includes = cfg.pop("include", None)
+    if includes is None:
+        return cfg
+    merged: dict = {}
+    for inc in [includes] if isinstance(includes, str) else list(includes):
+        merged.update(load_task_yaml(path.parent / inc))
+    merged.update(cfg)
+    return merged
+
+
+def task_config(task: str) -> dict:
+    """Our task's YAML as a dict (``include:`` resolved, ``!function`` kept as tuples)."""
+    tasks = our_tasks()
+    if task not in tasks:
+        raise DataError(f"{task!r} is not one of our tasks ({', '.join(sorted(tasks))}); it cannot be rescored.")
+    return load_task_yaml(Path(tasks[task][1]))

@@ -1,0 +1,58 @@
+"""The resolved configuration of every task, as lmms-eval's TaskManager loads it, against a recorded snapshot.
+
+The YAMLs are thin leaves on shared templates (``include:``); this test guards that a template
+refactor changes nothing lmms-eval sees: metric names, aggregation functions, generation kwargs,
+hooks, output types. After an intended change, regenerate the snapshot with
+``TEMPORAL_TASKS_UPDATE_SNAPSHOT=1 python -m pytest tests/test_task_configs.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import tasks_dir
+from temporal_tasks.registry import our_tasks
+
+SNAPSHOT = Path(__file__).parent / "data" / "task_configs.json"
+
+
+def _normal(value, root: str):
+    """JSON-able form: callables by import path, our absolute paths relative to the task folder."""
+    if callable(value):
+        return f"<function {value.__module__}.{value.__qualname__}>"
+    if isinstance(value, dict):
+        return {str(k): _normal(v, root) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, list | tuple):
+        return [_normal(v, root) for v in value]
+    if isinstance(value, str) and value.startswith(root):
+        return "<tasks>" + value[len(root) :]
+    return value
+
+
+def resolved_configs() -> dict[str, dict]:
+    """Every task and group of ours, resolved by lmms-eval (includes merged, ``!function`` imported)."""
+    from lmms_eval.tasks import TaskManager
+
+    root = os.path.realpath(tasks_dir())
+    manager = TaskManager("ERROR", include_path=root)
+    out = {}
+    for name in sorted(our_tasks()):
+        cfg = manager._get_config(name)
+        # data_files are resolved against the YAML's folder: compare them relative to our tree
+        out[name] = _normal({k: v for k, v in cfg.items() if k != "include"}, root)
+    return out
+
+
+def test_resolved_task_configs_match_snapshot():
+    current = resolved_configs()
+    if os.environ.get("TEMPORAL_TASKS_UPDATE_SNAPSHOT") == "1":
+        SNAPSHOT.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        pytest.skip("snapshot rewritten")
+    recorded = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    assert sorted(current) == sorted(recorded), "task names changed"
+    for name in recorded:
+        assert current[name] == recorded[name], f"resolved config of {name} changed"
