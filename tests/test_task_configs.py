@@ -56,3 +56,13 @@ def test_resolved_task_configs_match_snapshot():
     assert sorted(current) == sorted(recorded), "task names changed"
     for name in recorded:
         assert current[name] == recorded[name], f"resolved config of {name} changed"
+
+
+def test_task_tree_is_thin_leaves_on_templates():
+    root = Path(tasks_dir())
+    files = [p for p in root.rglob("*") if p.is_file() and (p.suffix == ".yaml" or p.name.endswith("_yaml"))]
+    assert any(p.name == "_default_template_yaml" for p in files)
+    assert sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files) <= 700
+    for name, (kind, path) in our_tasks().items():
+        if kind == "task":
+            assert "\ninclude: " in Path(path).read_text(encoding="utf-8"), f"{name} does not use a template"

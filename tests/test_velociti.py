@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import tasks_dir, velociti
+from temporal_tasks import velociti
 from temporal_tasks.data import BenchmarkData, DataError
 from temporal_tasks.fixtures import velociti as fixture
 
@@ -324,14 +324,9 @@ def test_fixture_docs(offline_env):
 
 
 def _task_yaml(name: str) -> dict:
-    import yaml
+    from temporal_tasks.registry import task_config
 
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
-    path = Path(tasks_dir()) / "velociti" / f"{name}.yaml"  # the YAMLs lmms-eval loads (wheel or checkout)
-    return yaml.load(path.read_text(), Loader=Loader)
+    return task_config(name)  # the YAML lmms-eval loads (wheel or checkout), templates included
 
 
 @pytest.mark.parametrize(
@@ -345,7 +340,7 @@ def test_yaml_lists_every_metric_key(task, keys):
     names = [m["metric"] for m in cfg["metric_list"]]
     assert sorted(names) == sorted(keys)
     for m in cfg["metric_list"]:
-        module, _, fn = m["aggregation"].rpartition(".")
+        module, _, fn = m["aggregation"][1].rpartition(".")
         assert module == "temporal_tasks.velociti" and callable(getattr(velociti, fn))
     if cfg["output_type"] == "generate_until":
         assert cfg["reasoning_tags"] == "none"
