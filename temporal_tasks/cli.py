@@ -105,10 +105,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             sys.stderr.write((proc.stdout or "")[-5000:] + (proc.stderr or "")[-5000:])
         print("[demo] lmms-eval failed (see above)", file=sys.stderr)
         return 1
-    if not args.debug:
-        table = [ln for ln in (proc.stdout or "").splitlines() if ln.startswith("|")]
-        print("\n".join(table))
-    print(f"[demo] results and samples: {work / 'results'}")
+    from temporal_tasks.report import summary_table
+
+    print(f"[demo] results and samples: {work / 'results'} (full tables: `temporal-tasks report DIR`)")
+    # The last lines are the one-screen summary, not lmms-eval's long per-metric table.
+    print(summary_table([work / "results"]))
     return 0
 
 
@@ -172,9 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-frames", type=int, help="N (default: TEMPORAL_TASKS_NUM_FRAMES or 32)")
     p.set_defaults(func=_cmd_prebuild)
 
-    from temporal_tasks.report import add_report_parser
+    from temporal_tasks.report import add_report_parser, add_summary_parser
 
     add_report_parser(sub)
+    add_summary_parser(sub)
 
     from temporal_tasks.bench import add_bench_parser
 

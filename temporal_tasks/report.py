@@ -35,6 +35,7 @@ __all__ = [
     "model_label",
     "parse_task_metrics",
     "reference_path",
+    "summary_table",
     "write_report",
 ]
 
@@ -49,6 +50,7 @@ class BenchmarkSpec:
     families: tuple[str, ...] = ()  # category metrics are ``<family>_<category>``
     categories: tuple[str, ...] = ()  # preferred category order; unknown categories follow, sorted
     tasks: tuple[str, ...] = ()  # preferred task order in the report; unknown tasks follow, sorted
+    primary: tuple[str, ...] = ()  # the headline number of `summary`: the first of these a task reports
 
 
 _TIMEBLIND_TAGS = (
@@ -82,6 +84,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
         families=("text_score", "video_score", "group_score"),
         categories=("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual"),
         tasks=("vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video"),
+        primary=("group_score", "text_score", "video_score"),
     ),
     BenchmarkSpec(
         name="TemporalBench",
@@ -832,6 +835,78 @@ def write_report(
     _write_csv(views, csv_path)
     written += [md_path, csv_path, *chart_paths.values()]
     return written
+
+
+# ---------------------------------------------------------------- one-screen summary
+
+
+def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
+    """Complete groups behind ``metric`` in the run's ``--log_samples`` file of ``task`` (beside the results)."""
+    stem = results_path.name.removesuffix("results.json")
+    samples = results_path.with_name(f"{stem}samples_{task}.jsonl")
+    if not samples.is_file():
+        return None
+    from temporal_tasks.scoring import collect_groups
+
+    payloads = []
+    with samples.open(encoding="utf-8") as fh:
+        for line in fh:
+            payload = json.loads(line).get(metric) if line.strip() else None
+            if isinstance(payload, dict) and "group_id" in payload and "group_size" in payload:
+                payloads.append(payload)
+    return len(collect_groups(payloads).complete) if payloads else None
+
+
+def summary_rows(runs: list[Run]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the one-screen summary: per run and task, its headline metric with the 95% CI,
+    the other headline metrics, ``invalid_rate``, questions scored and complete groups scored."""
+    header = ["Task", "headline", "value [95% CI]", "other headline metrics", "invalid_rate", "questions", "groups"]
+    if len(runs) > 1:
+        header.insert(0, "Model")
+    rows = []
+    for run in runs:
+        for task in _ordered(run.results, [t for spec in BENCHMARKS for t in spec.tasks]):
+            values = run.results[task]
+            spec = benchmark_of(task)
+            order = (*spec.primary, *spec.headline) if spec else tuple(sorted(values))
+            scores = [m for m in dict.fromkeys(order) if m in values and m != "invalid_rate"]
+            if not scores:
+                continue
+            head = scores[0]
+            others = ", ".join(f"{_pretty(m)} {fmt_value(Value(values[m].value))}" for m in scores[1:])
+            counts = run.n_samples.get(task) if isinstance(run.n_samples.get(task), dict) else {}
+            groups = _scored_groups(run.path, task, head)
+            row = [
+                task, _pretty(head), fmt_value(values[head]), others or "–", fmt_value(values.get("invalid_rate")),
+                str(counts.get("effective", "–")), "–" if groups is None else str(groups),
+            ]  # fmt: skip
+            rows.append([run.label, *row] if len(runs) > 1 else row)
+    return header, rows
+
+
+def summary_table(results: Iterable[str | Path]) -> str:
+    """``temporal-tasks summary``: one Markdown table, a row per task, from results files or folders."""
+    runs = [load_run(p) for p in find_results(results)]
+    _disambiguate(runs)
+    header, rows = summary_rows(runs)
+    if not rows:
+        raise ValueError("no task of the results has a headline metric to summarise")
+    partial = [r.label for r in runs if r.partial]
+    note = [f"(partial runs, --limit: {', '.join(partial)})"] if partial else []
+    return "\n".join(_md_table(header, rows) + note)
+
+
+def _cmd_summary(args: argparse.Namespace) -> int:
+    print(summary_table(args.results))
+    return 0
+
+
+def add_summary_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``summary`` subcommand (sets ``func``)."""
+    p = subparsers.add_parser("summary", help="one compact table of the headline metrics of lmms-eval results JSONs")
+    p.add_argument("results", nargs="+", help="lmms-eval *_results.json files, or folders holding them")
+    p.set_defaults(func=_cmd_summary)
+    return p
 
 
 def main_report(results: list[str], out: str, references: bool | str = True) -> list[Path]:

@@ -138,5 +138,36 @@ def test_demo_runs_offline(tmp_path):
         capture_output=True, text=True, timeout=900, env=env,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert "instance_acc" in out.stdout and "|" in out.stdout
+    # The last lines are the one-screen summary: a header, a rule, then one row per demo task,
+    # each naming its benchmark's headline metric.
+    lines = out.stdout.rstrip().splitlines()
+    from temporal_tasks.fixtures import demo_tasks
+
+    rows = lines[-len(demo_tasks()) :]
+    assert lines[-len(demo_tasks()) - 2].startswith("| Task | headline | value [95% CI]")
+    assert [r.split("|")[1].strip() for r in rows] == demo_tasks()
+    headline = {r.split("|")[1].strip(): r.split("|")[2].strip() for r in rows}
+    assert headline["timeblind_iacc"] == "I-Acc" and headline["vinoground_group"] == "group score"
+    assert headline["temporalbench_short_mba"] == "MBA" and headline["velociti_strictvle"] == "StrictVLE"
     assert list((tmp_path / "results").rglob("*_results.json"))
+
+
+def test_nothing_but_main_imports_the_cli():
+    """The CLI sits on top: no module of the package imports temporal_tasks.cli, so no import circle runs through it."""
+    import ast
+
+    package = Path(temporal_tasks.__file__).parent
+    offenders = []
+    for path in package.rglob("*.py"):
+        if path.name == "__main__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {f"{node.module}.{a.name}" for a in node.names} | {node.module}
+            elif isinstance(node, ast.Import):
+                names = {a.name for a in node.names}
+            else:
+                continue
+            if "temporal_tasks.cli" in names:
+                offenders.append(str(path.relative_to(package)))
+    assert offenders == []

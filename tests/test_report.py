@@ -385,3 +385,41 @@ def test_custom_reference_file_and_same_label_in_one_table(two_runs, tmp_path):
     assert "- M: differs" in md and "GPT-5" not in md
     rows = _csv_rows(out)
     assert {r["source"] for r in rows if r["model"].startswith("M,")} == {"paper: P, Table 9"}
+
+
+def test_summary_one_row_per_task_with_ci_invalid_and_groups(tmp_path):
+    run = _write_results(
+        tmp_path / "run" / "20261122_101010_results.json",
+        {
+            "timeblind_iacc": {"instance_acc": 31.25, "instance_acc_ci_low": 27.5, "instance_acc_ci_high": 35.0,
+                               "question_acc": 40.0, "trial_acc": 70.0, "invalid_rate": 2.5,
+                               "instance_acc_speed": 10.0},
+            "vinoground_text": {"text_score": 50.0, "invalid_rate": 0.0},
+            "some_other_task": {"acc": 12.0},
+        },
+        n_samples={"timeblind_iacc": {"original": 16, "effective": 15}},
+    )  # fmt: skip
+    # Groups come from the --log_samples file beside the results: instance 0 complete, instance 1 cut (3 of 4).
+    samples = run.with_name("20261122_101010_samples_timeblind_iacc.jsonl")
+    lines = [
+        {"instance_acc": {"question_id": str(i), "group_id": f"timeblind/{i // 4}", "role": f"r{i % 4}",
+                          "group_size": 4}}
+        for i in range(7)
+    ]  # fmt: skip
+    samples.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    table = report.summary_table([run.parent]).splitlines()
+    header = "| Task | headline | value [95% CI] | other headline metrics | invalid_rate | questions | groups |"
+    assert table[0] == header
+    assert table[-1].startswith("(partial runs")  # 15 of 16 questions scored
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.split("|")[2:-1]] for r in table[2:-1]}
+    assert list(rows) == ["timeblind_iacc", "vinoground_text", "some_other_task"]
+    assert rows["timeblind_iacc"] == ["I-Acc", "31.2 [27.5, 35.0]", "Q-Acc 40.0, Acc 70.0", "2.5", "15", "1"]
+    assert rows["vinoground_text"] == ["text score", "50.0", "–", "0.0", "–", "–"]  # no counts, no samples file
+    assert rows["some_other_task"][:2] == ["acc", "12.0"]
+    # two runs: a Model column; a --limit run is flagged
+    _write_results(tmp_path / "b" / "x_results.json", {"timeblind_iacc": {"instance_acc": 1.0}}, model_name="m2",
+                   limit=8.0)  # fmt: skip
+    two = report.summary_table([run, tmp_path / "b"]).splitlines()
+    assert two[0].startswith("| Model | Task |") and "partial runs" in two[-1]
+    with pytest.raises(ValueError, match="no task"):
+        report.summary_table([_write_results(tmp_path / "c" / "y_results.json", {"t": {}})])
