@@ -10,7 +10,7 @@ from pathlib import Path
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "tasks_dir"]
+__all__ = ["__version__", "lm_eval_tasks_dir", "tasks_dir"]
 
 
 def tasks_dir() -> str:
@@ -21,4 +21,16 @@ def tasks_dir() -> str:
             return str(candidate)
     raise FileNotFoundError(
         f"temporal-tasks: no task directory next to {here}. Reinstall the package with `pip install temporal-tasks`."
+    )
+
+
+def lm_eval_tasks_dir() -> str:
+    """Return the directory of our EleutherAI lm-evaluation-harness tasks (the language-only controls)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "tasks_lm_eval", here.parent / "tasks_lm_eval"):
+        if candidate.is_dir():
+            return str(candidate)
+    raise FileNotFoundError(
+        f"temporal-tasks: no tasks_lm_eval directory next to {here}. "
+        "Reinstall the package with `pip install temporal-tasks`."
     )

@@ -21,8 +21,13 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_tasks_dir(_args: argparse.Namespace) -> int:
-    print(tasks_dir())
+def _cmd_tasks_dir(args: argparse.Namespace) -> int:
+    if getattr(args, "harness", "lmms-eval") == "lm-eval":
+        from temporal_tasks import lm_eval_tasks_dir
+
+        print(lm_eval_tasks_dir())
+    else:
+        print(tasks_dir())
     return 0
 
 
@@ -149,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_tasks)
 
     p = sub.add_parser("tasks-dir", help="print the task YAML directory (for --include_path)")
+    p.add_argument(
+        "--harness", choices=("lmms-eval", "lm-eval"), default="lmms-eval",
+        help="lm-eval: the language-only tasks for EleutherAI lm-evaluation-harness",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_tasks_dir)
 
     p = sub.add_parser("fixtures", help="write the synthetic benchmark copies in their official layouts")

@@ -1,0 +1,213 @@
+"""Shortcut analyses: blind, single-frame and shuffled variants of every benchmark's main task."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from temporal_tasks import shortcuts, video
+from temporal_tasks.fixtures.video import moving, resizing, write_video
+from temporal_tasks.registry import our_tasks, task_config
+
+decord = pytest.importorskip("decord")
+
+MAIN = {
+    "timeblind": "timeblind_iacc",
+    "velociti": "velociti_strictvle",
+    "temporalbench": "temporalbench_short_mba",
+    "vinoground": "vinoground_group",
+}
+VARIANTS = {
+    bench: ["vinoground_text_blind" if bench == "vinoground" else f"{main}_blind"]
+    + [f"{main}_{v}" for v in ("single_frame", "shuffled")]
+    for bench, main in MAIN.items()
+}
+
+
+def _decode_all(path: Path) -> np.ndarray:
+    reader = decord.VideoReader(str(path))
+    return reader.get_batch(list(range(len(reader)))).asnumpy().astype(np.int16)
+
+
+def _nearest(frames: np.ndarray, src: np.ndarray) -> list[int]:
+    """For each frame, the index of the closest source frame (mean absolute difference), asserting it is close."""
+    out = []
+    for f in frames:
+        dists = [float(np.abs(f - s.astype(np.int16)).mean()) for s in src]
+        j = int(np.argmin(dists))
+        assert dists[j] < 3.0, dists[j]
+        out.append(j)
+    return out
+
+
+@pytest.fixture
+def clip(tmp_path) -> Path:
+    # 24 frames of a moving square: every uniformly sampled frame is distinct
+    return write_video(tmp_path / "clip.mp4", moving("left_to_right"), num_frames=24)
+
+
+# --------------------------------------------------------------------------- task tree
+
+
+def test_variant_configs_reuse_the_main_task():
+    tasks = our_tasks()
+    for bench, main in MAIN.items():
+        main_cfg = task_config(main)
+        for name in VARIANTS[bench]:
+            assert tasks[name][0] == "task"
+            cfg = task_config(name)
+            # same docs (except vinoground's text-only blind task), parser, prompt and aggregation
+            if name != "vinoground_text_blind":
+                assert {k: v for k, v in cfg.items() if k not in ("task", "doc_to_visual")} == {
+                    k: v for k, v in main_cfg.items() if k not in ("task", "doc_to_visual")
+                }
+                assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{name.rsplit(main + '_', 1)[1]}_visual"
+        group = task_config(f"{bench}_shortcuts")
+        assert group["task"] == [main, *VARIANTS[bench]]
+
+
+@pytest.mark.slow
+def test_lmms_eval_tasks_list_shows_the_variants():
+    out = subprocess.run(
+        [sys.executable, "-m", "lmms_eval", "tasks", "list"], capture_output=True, text=True, timeout=600
+    ).stdout
+    listed = set(out.split())
+    for bench, names in VARIANTS.items():
+        assert set(names) | {f"{bench}_shortcuts"} <= listed, sorted(set(names) - listed)
+
+
+# --------------------------------------------------------------------------- visuals
+
+
+def test_seeds_are_stable_and_depend_on_the_question():
+    assert shortcuts.seed_for("a", 1) == shortcuts.seed_for("a", 1) != shortcuts.seed_for("a", 2)
+    picks = [shortcuts.frame_choice(str(q), 32) for q in range(200)]
+    assert all(0 <= p < 32 for p in picks)
+    assert len(set(picks)) > 20  # not one frame for everyone
+    # a pinned value: a change of the seed derivation (and so of every published number) fails here
+    assert [shortcuts.frame_choice(q, 32) for q in ("0", "1", "2")] == [11, 16, 4]
+    assert shortcuts.shuffle_order("abc", 8).tolist() == [6, 1, 0, 2, 3, 7, 4, 5]
+    for n in (2, 3, 8, 32):
+        order = shortcuts.shuffle_order("abc", n)
+        assert sorted(order.tolist()) == list(range(n)) and order.tolist() != list(range(n))
+
+
+def test_blind_visual_is_empty():
+    assert shortcuts.blind_visual({"question_id": "0", "videos": ["x.mp4"]}) == []
+
+
+def test_single_frame_is_one_reproducible_image(clip, tmp_path, monkeypatch):
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "8")
+    src = video._sample_clip(clip, 8).frames
+    seen = {}
+    for qid in [str(i) for i in range(12)]:
+        doc = {"question_id": qid, "videos": [str(clip)]}
+        first = shortcuts.single_frame_visual(doc)
+        assert len(first) == 1 and first[0].mode == "RGB"
+        again = np.asarray(shortcuts.single_frame_visual(doc)[0])
+        assert np.array_equal(np.asarray(first[0]), again)  # same question, same frame
+        # lossless: exactly the sampled frame frame_choice names
+        assert np.array_equal(again, src[shortcuts.frame_choice(qid, 8)])
+        seen[qid] = _nearest(again[None].astype(np.int16), src)[0]
+    assert len(set(seen.values())) >= 3, seen  # different questions, different frames
+    # rebuilt from scratch (another machine, an emptied cache): the same frame
+    for p in (tmp_path / "cache").rglob("*.png"):
+        p.unlink()
+    assert np.array_equal(np.asarray(shortcuts.single_frame_visual({"question_id": "5", "videos": [str(clip)]})[0]),
+                          src[shortcuts.frame_choice("5", 8)])  # fmt: skip
+
+
+def test_shuffled_video_is_a_permutation_of_the_uniform_frames(clip, tmp_path, monkeypatch):
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "8")
+    [path] = shortcuts.shuffled_visual({"question_id": "0", "videos": [str(clip)]})
+    frames = _decode_all(Path(path))
+    assert len(frames) == 8
+    # the uniformly sampled frames of the clip, decoded independently of the builder
+    reader = decord.VideoReader(str(clip))
+    idx = np.floor(np.linspace(0, len(reader) - 1, 8) + 0.5).astype(int).tolist()
+    src = reader.get_batch(idx).asnumpy()
+    order = _nearest(frames, src)
+    assert sorted(order) == list(range(8)), order  # every sampled frame exactly once
+    assert order != list(range(8))  # and not in the original order
+    assert order == shortcuts.shuffle_order(video.content_hash(clip), 8).tolist()
+    # cached: a second question on the same clip gets the same file, not rebuilt
+    mtime = Path(path).stat().st_mtime_ns
+    again, built = shortcuts.cached_shuffled_video(clip, 8)
+    assert (str(again), built, again.stat().st_mtime_ns) == (path, False, mtime)
+    assert shortcuts.shuffled_visual({"question_id": "1", "videos": [str(clip)]}) == [path]
+    # N is part of the key
+    other, built = shortcuts.cached_shuffled_video(clip, 6)
+    assert built and other != Path(path) and len(_decode_all(other)) == 6
+    assert not list((tmp_path / "cache").rglob("*.tmp.mp4"))
+
+
+def test_paired_variants_keep_the_clips_apart(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "9")
+    a = write_video(tmp_path / "a.mp4", moving("left_to_right"), num_frames=24)
+    b = write_video(tmp_path / "b.mp4", resizing(True), num_frames=24)
+    doc = {"question_id": "3_pos_video", "videos": [str(a), str(b)], "paired": True}
+    k = 4  # (9 - 1) // 2 frames per clip, 1 black frame
+    src_a, src_b = video._sample_clip(a, k).frames, video._sample_clip(b, k).frames
+    frames = _decode_all(Path(shortcuts.shuffled_visual(doc)[0]))
+    assert len(frames) == 9 and frames[k].max() < 20  # the black gap stays in the middle
+    first, second = _nearest(frames[:k], src_a), _nearest(frames[k + 1 :], src_b)
+    assert sorted(first) == list(range(k)) and sorted(second) == list(range(k))
+    assert (first, second) != (list(range(k)), list(range(k)))
+    single = _decode_all(Path(shortcuts.single_frame_visual(doc)[0]))
+    assert len(single) == 3 and single[1].max() < 20
+    assert _nearest(single[:1], src_a) == [shortcuts.frame_choice("3_pos_video/A", k)]
+    assert _nearest(single[2:], src_b) == [shortcuts.frame_choice("3_pos_video/B", k)]
+
+
+def test_variants_need_one_video_and_a_valid_n(monkeypatch, clip):
+    with pytest.raises(Exception, match="exactly one"):
+        shortcuts.shuffled_visual({"question_id": "x", "videos": []})
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "two")
+    with pytest.raises(Exception, match="TEMPORAL_TASKS_NUM_FRAMES"):
+        shortcuts.single_frame_visual({"question_id": "x", "videos": [str(clip)]})
+
+
+# --------------------------------------------------------------------------- scoring through the real CLI
+
+
+def _answers(bench: str) -> dict[str, str]:
+    """Seeded random right, wrong, garbage and empty answers for every question of the benchmark's main task."""
+    import importlib
+
+    module = importlib.import_module(f"temporal_tasks.{bench}")
+    docs = module.load_docs() if bench != "vinoground" else module.load_docs(variant="group")
+    rng = random.Random(14)
+    out = {}
+    for d in docs:
+        gold = d["gold"]
+        wrong = ("Yes" if gold.lower() == "no" else "No") if gold.lower() in ("yes", "no") else ("B" if gold == "A" else "A")
+        choices = [gold, gold.upper(), wrong, "", "dunno"]
+        out[d["question_id"]] = rng.choice(choices)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bench", list(MAIN))
+def test_cli_variants_score_like_the_main_task(lmms_eval, offline_env, bench):
+    answers = _answers(bench)
+    run = lmms_eval(f"{bench}_shortcuts", responses=answers, env={video.ENV_NUM_FRAMES: "5"})
+    main = run.metrics(MAIN[bench])
+    assert main, run.output[-3000:]
+    for name in VARIANTS[bench]:
+        got = run.metrics(name)
+        if name == "vinoground_text_blind":  # the text-score questions only: the text-score keys agree
+            got_keys = set(got)
+            assert got_keys and got_keys <= set(main) | {"invalid_rate"}
+            for key in got_keys - {"invalid_rate"}:
+                assert got[key] == pytest.approx(main[key], nan_ok=True), (name, key)
+            continue
+        assert got == pytest.approx(main, nan_ok=True), name
+        assert len(run.samples[name]) == len(run.samples[MAIN[bench]])
