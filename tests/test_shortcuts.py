@@ -188,7 +188,8 @@ def _answers(bench: str) -> dict[str, str]:
     out = {}
     for d in docs:
         gold = d["gold"]
-        wrong = ("Yes" if gold.lower() == "no" else "No") if gold.lower() in ("yes", "no") else ("B" if gold == "A" else "A")
+        flip = {"yes": "No", "no": "Yes", "A": "B", "B": "A"}
+        wrong = flip.get(gold.lower(), flip.get(gold, "?"))
         choices = [gold, gold.upper(), wrong, "", "dunno"]
         out[d["question_id"]] = rng.choice(choices)
     return out
