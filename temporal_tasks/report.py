@@ -51,6 +51,8 @@ class BenchmarkSpec:
     categories: tuple[str, ...] = ()  # preferred category order; unknown categories follow, sorted
     tasks: tuple[str, ...] = ()  # preferred task order in the report; unknown tasks follow, sorted
     primary: tuple[str, ...] = ()  # the headline number of `summary`: the first of these a task reports
+    # Shortcut analyses (temporal_tasks.shortcuts): (main task, blind, single frame, shuffled)
+    shortcuts: tuple[str, ...] = ()
 
 
 _TIMEBLIND_TAGS = (
@@ -67,6 +69,14 @@ _VELOCITI_TESTS = (
     "control", "agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono",
 )  # fmt: skip
 
+SHORTCUT_LABELS = ("video (main task)", "blind (no visual)", "single frame", "shuffled frames")
+
+
+def _shortcut_tasks(main: str, blind: str | None = None) -> tuple[str, ...]:
+    """(main, blind, single frame, shuffled) task names of a benchmark's shortcut analyses."""
+    return (main, blind or f"{main}_blind", f"{main}_single_frame", f"{main}_shuffled")
+
+
 # The registry: adding a benchmark is one entry here.
 BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
@@ -76,6 +86,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
         families=("instance_acc", "question_acc", "video_acc", "trial_acc"),
         categories=_TIMEBLIND_TAGS,
         tasks=("timeblind_iacc",),
+        shortcuts=_shortcut_tasks("timeblind_iacc"),
     ),
     BenchmarkSpec(
         name="Vinoground",
@@ -85,6 +96,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
         categories=("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual"),
         tasks=("vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video"),
         primary=("group_score", "text_score", "video_score"),
+        shortcuts=_shortcut_tasks("vinoground_group", blind="vinoground_text_blind"),
     ),
     BenchmarkSpec(
         name="TemporalBench",
@@ -93,6 +105,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
         families=("mba", "binary_acc"),
         categories=_TEMPORALBENCH_CATEGORIES,
         tasks=("temporalbench_short_mba", "temporalbench_long_mba", "temporalbench_mba", "temporalbench_caption_sim"),
+        shortcuts=_shortcut_tasks("temporalbench_short_mba"),
     ),
     BenchmarkSpec(
         name="VELOCITI",
@@ -108,6 +121,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
             "velociti_strictvle_subset",
             "velociti_mc_subset",
         ),
+        shortcuts=_shortcut_tasks("velociti_strictvle"),
     ),
 )
 
@@ -722,6 +736,32 @@ def _reference_notes(refs: list[Reference]) -> list[str]:
     return md
 
 
+def _shortcut_table(view: _BenchmarkView) -> list[str]:
+    """The "Shortcut analyses" table: each model's main row beside its blind/single-frame/shuffled rows."""
+    by_task = {tv.task: tv for tv in view.tasks}
+    tasks = [t for t in view.spec.shortcuts if t in by_task]
+    if not any(t != view.spec.shortcuts[0] for t in tasks):
+        return []  # no variant was run: nothing to compare
+    metrics = {m for t in tasks for m in by_task[t].headline}
+    cols = [m for m in view.spec.headline if m in metrics]
+    labels = dict(zip(view.spec.shortcuts, SHORTCUT_LABELS, strict=True))
+    rows: list[list[str]] = []
+    models = list(dict.fromkeys(s.label for t in tasks for s in by_task[t].series if not s.is_reference))
+    for model in models:
+        for t in tasks:
+            for s in by_task[t].series:
+                if s.label == model and not s.is_reference:
+                    rows.append([model, f"{labels[t]} (`{t}`)"] + [fmt_value(s.values.get(m)) for m in cols])
+    for t in tasks:
+        for s in by_task[t].series:
+            if s.is_reference and any(m in s.values for m in cols):
+                rows.append([s.label, f"{labels[t]} (`{t}`)"] + [fmt_value(s.values.get(m)) for m in cols])
+    md = ["### Shortcut analyses", "",
+          "The same questions with no visual input, one frame, or shuffled frames (README \"Shortcut analyses\"). "
+          "Near-chance variants mean the benchmark needs the video's temporal order.", ""]  # fmt: skip
+    return md + _md_table(["Model", "Input", *cols], rows) + [""]
+
+
 def _render_markdown(runs: list[Run], views: list[_BenchmarkView], charts: dict[tuple, Path]) -> str:
     md = [
         "# Temporal reasoning report",
@@ -744,6 +784,7 @@ def _render_markdown(runs: list[Run], views: list[_BenchmarkView], charts: dict[
         chart = charts.get((view.spec.name, "headline"))
         if chart:
             md += [f"![{view.spec.name} headline metrics]({chart.name})", ""]
+        md += _shortcut_table(view)
         for tv in view.tasks:
             md += [f"### {tv.task}", ""]
             if tv.headline:

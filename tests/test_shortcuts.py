@@ -212,3 +212,56 @@ def test_cli_variants_score_like_the_main_task(lmms_eval, offline_env, bench):
             continue
         assert got == pytest.approx(main, nan_ok=True), name
         assert len(run.samples[name]) == len(run.samples[MAIN[bench]])
+
+
+# --------------------------------------------------------------------------- report
+
+
+def test_report_shows_shortcut_rows_beside_the_main_row(tmp_path):
+    from temporal_tasks import report
+    from tests.test_report import _write_results
+
+    main = {"trial_acc": 70.0, "question_acc": 40.0, "video_acc": 45.5, "instance_acc": 31.25, "invalid_rate": 1.5}
+    blind = {"trial_acc": 48.0, "question_acc": 9.0, "video_acc": 25.0, "instance_acc": 2.0, "invalid_rate": 0.0}
+    res = _write_results(
+        tmp_path / "a" / "results.json",
+        {"timeblind_iacc": main, "timeblind_iacc_blind": blind, "timeblind_iacc_shuffled": main,
+         "velociti_strictvle": {"strict_vle": 30.0}},
+        model_args="pretrained=Qwen/Qwen2-VL-2B-Instruct",
+    )  # fmt: skip
+    report.main_report([str(res)], str(tmp_path / "out"))
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    section = md.split("## TimeBlind", 1)[1].split("\n## ", 1)[0]
+    table = section.split("### Shortcut analyses", 1)[1].split("\n### ", 1)[0]
+    assert "| Model | Input | instance_acc | question_acc | video_acc | trial_acc | invalid_rate |" in table
+    lines = [line for line in table.splitlines() if line.startswith("| Qwen2-VL-2B-Instruct")]
+    assert lines == [
+        "| Qwen2-VL-2B-Instruct | video (main task) (`timeblind_iacc`) | 31.2 | 40.0 | 45.5 | 70.0 | 1.5 |",
+        "| Qwen2-VL-2B-Instruct | blind (no visual) (`timeblind_iacc_blind`) | 2.0 | 9.0 | 25.0 | 48.0 | 0.0 |",
+        "| Qwen2-VL-2B-Instruct | shuffled frames (`timeblind_iacc_shuffled`) | 31.2 | 40.0 | 45.5 | 70.0 | 1.5 |",
+    ]
+    # the paper's Table 4 rows for the variants that were run (single frame was not)
+    assert (
+        "| GPT-5 (language only) (paper) | blind (no visual) (`timeblind_iacc_blind`) | 1.5 | 9.4 | 26.6 | 47.3 | – |"
+        in table
+    )
+    assert (
+        "| GPT-5 (shuffled frames) (paper) | shuffled frames (`timeblind_iacc_shuffled`) | 3.0 | 10.7 | 23.2 | 49.6 |"
+        in table
+    )
+    assert "single frame" not in table
+    # a benchmark whose variants were not run gets no shortcut table
+    assert "Shortcut analyses" not in md.split("## VELOCITI", 1)[1]
+
+
+def test_shortcut_references_cite_their_tables():
+    from temporal_tasks.report import load_references
+
+    refs = {(r.benchmark, r.label): r for r in load_references()}
+    single = refs[("TimeBlind", "GPT-5 (single frame)")]
+    assert list(single.tasks) == ["timeblind_iacc_single_frame"] and single.metrics["instance_acc"].value == 4.5
+    assert single.metrics["question_acc"].value == 14.8 and single.metrics["video_acc"].value == 32.3
+    assert refs[("VELOCITI", "Qwen2-72B LLM (text only)")].metrics["strict_vle"].value == 3.7
+    assert refs[("VELOCITI", "OV-72B (blind)")].metrics["strict_vle"].value == 8.1
+    assert refs[("VELOCITI", "OV-7B (1 frame)")].metrics["strict_vle_chrono"].value == 10.3
+    assert refs[("TemporalBench", "GPT-4o (text only)")].metrics["binary_acc"].value == 67.7
