@@ -265,3 +265,48 @@ def test_shortcut_references_cite_their_tables():
     assert refs[("VELOCITI", "OV-72B (blind)")].metrics["strict_vle"].value == 8.1
     assert refs[("VELOCITI", "OV-7B (1 frame)")].metrics["strict_vle_chrono"].value == 10.3
     assert refs[("TemporalBench", "GPT-4o (text only)")].metrics["binary_acc"].value == 67.7
+
+
+# --------------------------------------------------------------------------- an API model on a loopback server
+
+
+def _api_reply(body: dict) -> str:
+    """A deterministic answer from the prompt alone (never the images), so every variant gets the same answers."""
+    import hashlib
+
+    from tests.openai_server import Loopback
+
+    text = Loopback.text(body)
+    options = ["Yes", "No", "A", "B", "The answer is yes.", "I cannot tell."]
+    return options[hashlib.sha256(text.encode()).digest()[0] % len(options)]
+
+
+# N = 6: lmms-eval's `openai` chat model samples video frames with qwen_vl_utils, which rounds the frame
+# count to an even number (N = 5 would arrive as 4 images).
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "images"), [("blind", {0}), ("single_frame", {1}), ("shuffled", {6})])
+def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images):
+    from temporal_tasks import timeblind
+    from temporal_tasks.harness import make_payload
+    from tests.openai_server import Loopback, serve
+
+    task = f"timeblind_iacc_{variant}"
+    with serve(_api_reply, max_requests=40, max_seconds=600) as server:
+        run = lmms_eval(
+            task, model="openai",
+            model_args=f"model_version=loopback,base_url={server.url},max_frames_num=6,num_concurrent=1,"
+            "max_retries=1,timeout=60",
+            env={video.ENV_NUM_FRAMES: "6", "OPENAI_API_KEY": "sk-loopback"},
+        )  # fmt: skip
+    assert len(server.requests) == 16
+    assert {Loopback.images(b) for b in server.requests} == images
+    # the scores are the official rule (the shared core) on the answers the server gave
+    docs = {d["question_id"]: d for d in timeblind.load_docs()}
+    samples = run.samples[task]
+    payloads = [s["instance_acc"] for s in sorted(samples, key=lambda s: s["doc_id"])]
+    assert all(p["answer"] == _api_reply({"messages": [{"role": "user", "content": [
+        {"type": "text", "text": docs[p["question_id"]]["prompt"]}]}]}) for p in payloads)  # fmt: skip
+    rescored = [make_payload(docs[p["question_id"]], p["answer"]) for p in payloads]
+    got = run.metrics(task)
+    for key in ("trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate"):
+        assert got[key] == pytest.approx(getattr(timeblind, key)(rescored), nan_ok=True), key
