@@ -13,6 +13,7 @@ import pytest
 from temporal_tasks import shortcuts, video
 from temporal_tasks.fixtures.video import moving, resizing, write_video
 from temporal_tasks.registry import our_tasks, task_config
+from temporal_tasks.rescore import rescore_task
 
 decord = pytest.importorskip("decord")
 
@@ -212,6 +213,8 @@ def test_cli_variants_score_like_the_main_task(lmms_eval, offline_env, bench):
             continue
         assert got == pytest.approx(main, nan_ok=True), name
         assert len(run.samples[name]) == len(run.samples[MAIN[bench]])
+        # `temporal-tasks rescore` reads the variants' sample files like the main task's
+        assert rescore_task(name, run.samples[name]) == pytest.approx(got, nan_ok=True), name
 
 
 # --------------------------------------------------------------------------- report
