@@ -293,23 +293,26 @@ def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images)
     from temporal_tasks.harness import make_payload
     from tests.openai_server import Loopback, serve
 
-    task = f"timeblind_iacc_{variant}"
-    with serve(_api_reply, max_requests=40, max_seconds=600) as server:
+    tasks = [f"{MAIN[b]}_{variant}" for b in ("timeblind", "velociti", "temporalbench")]
+    with serve(_api_reply, max_requests=200, max_seconds=600) as server:
         run = lmms_eval(
-            task, model="openai",
+            ",".join(tasks), model="openai",
             model_args=f"model_version=loopback,base_url={server.url},max_frames_num=6,num_concurrent=1,"
             "max_retries=1,timeout=60",
             env={video.ENV_NUM_FRAMES: "6", "OPENAI_API_KEY": "sk-loopback"},
         )  # fmt: skip
-    assert len(server.requests) == 16
+    assert len(server.requests) == sum(len(run.samples[t]) for t in tasks) >= 50  # one per question, none retried
     assert {Loopback.images(b) for b in server.requests} == images
-    # the scores are the official rule (the shared core) on the answers the server gave
+    # TimeBlind: the scores are the official rule (the shared core) on the answers the server gave
     docs = {d["question_id"]: d for d in timeblind.load_docs()}
-    samples = run.samples[task]
+    samples = run.samples[tasks[0]]
     payloads = [s["instance_acc"] for s in sorted(samples, key=lambda s: s["doc_id"])]
     assert all(p["answer"] == _api_reply({"messages": [{"role": "user", "content": [
         {"type": "text", "text": docs[p["question_id"]]["prompt"]}]}]}) for p in payloads)  # fmt: skip
     rescored = [make_payload(docs[p["question_id"]], p["answer"]) for p in payloads]
-    got = run.metrics(task)
+    got = run.metrics(tasks[0])
     for key in ("trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate"):
         assert got[key] == pytest.approx(getattr(timeblind, key)(rescored), nan_ok=True), key
+    # VELOCITI and TemporalBench: every metric is what rescoring the logged answers gives
+    for task in tasks[1:]:
+        assert run.metrics(task) == pytest.approx(rescore_task(task, run.samples[task]), nan_ok=True), task
