@@ -14,8 +14,8 @@ N is the paired-video rule of :mod:`temporal_tasks.video` (``TEMPORAL_TASKS_NUM_
 32), so a model sampling N frames uniformly sees exactly these frames. The shuffle is seeded by
 the clip's contents: every question on one clip (VELOCITI's C+ and C-, TimeBlind's two questions
 per video) sees the same shuffled video, and the cache holds one file per clip. Built files are
-keyed by content, N and seed, written atomically and reused (:func:`cached_shuffled_video`,
-:func:`cached_single_frame`), so a background builder can prepare them before a run.
+keyed by content, N and seed, written atomically and reused; :func:`cached_visual` is the one
+build-or-reuse entry point, so a background builder (or :func:`prebuild`) can prepare them before a run.
 
 Vinoground's video-score questions show two clips in one paired video (clip A, black, clip B).
 There, ``single_frame`` is a 3-frame paired video (one seeded frame of each clip, one black frame
@@ -196,36 +196,43 @@ def blind_visual(doc: dict) -> list:  # noqa: ARG001 - the doc is the main task'
 
 def single_frame_visual(doc: dict) -> list:
     """``doc_to_visual`` of ``<task>_single_frame``: one PIL image (a paired video for two-clip questions)."""
-    n = num_frames()
+    path, _ = cached_visual(doc, "single_frame", num_frames())
     if doc.get("paired"):
-        path, _ = cached_paired_shortcut(*doc["videos"], "single_frame", doc["question_id"], n)
         return [str(path)]
     from PIL import Image
 
-    path, _ = cached_single_frame(_single_video(doc, "single_frame"), doc["question_id"], n)
     with Image.open(path) as img:
         return [img.convert("RGB")]
 
 
 def shuffled_visual(doc: dict) -> list[str]:
     """``doc_to_visual`` of ``<task>_shuffled``: the path of the shuffled N-frame video (built on first use)."""
-    n = num_frames()
-    if doc.get("paired"):
-        path, _ = cached_paired_shortcut(*doc["videos"], "shuffled", doc["question_id"], n)
-    else:
-        path, _ = cached_shuffled_video(_single_video(doc, "shuffled"), n)
+    path, _ = cached_visual(doc, "shuffled", num_frames())
     return [str(path)]
 
 
-def prebuild(docs: Sequence[dict], variant: str, n: int | None = None) -> list[Path]:
-    """Build every cached visual of ``variant`` for ``docs`` now (e.g. before a GPU run); returns their paths."""
+def cached_visual(doc: dict, variant: str, n: int) -> tuple[Path, bool]:
+    """The cached file behind ``doc``'s ``variant`` visual (built first if missing): ``(path, built_now)``.
+
+    The one entry point for builders: :func:`single_frame_visual` and :func:`shuffled_visual` read the same files.
+    """
+    if variant not in ("single_frame", "shuffled"):
+        raise ValueError(f"the {variant!r} variant has no file to build (known: single_frame, shuffled)")
+    if doc.get("paired"):
+        return cached_paired_shortcut(*doc["videos"], variant, doc["question_id"], n)
+    if variant == "shuffled":
+        return cached_shuffled_video(_single_video(doc, variant), n)
+    return cached_single_frame(_single_video(doc, variant), doc["question_id"], n)
+
+
+def prebuild(docs: Sequence[dict], variant: str, n: int | None = None, workers: int | None = None) -> list[Path]:
+    """Build every cached visual of ``variant`` for ``docs`` now (e.g. before a GPU run); returns their paths.
+
+    Threads, as for the paired videos: decord and PyAV release the GIL while decoding and encoding.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     n = n or num_frames()
-    out: list[Path] = []
-    for doc in docs:
-        if doc.get("paired"):
-            out.append(cached_paired_shortcut(*doc["videos"], variant, doc["question_id"], n)[0])
-        elif variant == "shuffled":
-            out.append(cached_shuffled_video(_single_video(doc, variant), n)[0])
-        elif variant == "single_frame":
-            out.append(cached_single_frame(_single_video(doc, variant), doc["question_id"], n)[0])
-    return out
+    workers = max(1, min(len(docs), workers or os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return [path for path, _built in pool.map(lambda d: cached_visual(d, variant, n), docs)]

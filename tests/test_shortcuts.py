@@ -316,3 +316,21 @@ def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images)
     # VELOCITI and TemporalBench: every metric is what rescoring the logged answers gives
     for task in tasks[1:]:
         assert run.metrics(task) == pytest.approx(rescore_task(task, run.samples[task]), nan_ok=True), task
+
+
+def test_prebuild_fills_the_cache_the_tasks_read(offline_env, monkeypatch, tmp_path):
+    from temporal_tasks import timeblind
+
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    docs = timeblind.load_docs()
+    shuffled = shortcuts.prebuild(docs, "shuffled", n=4, workers=2)
+    assert len(shuffled) == len(docs) and all(p.is_file() for p in shuffled)
+    assert len(set(shuffled)) == len({d["videos"][0] for d in docs})  # one file per clip
+    frames = shortcuts.prebuild(docs, "single_frame", n=4)
+    assert all(p.suffix == ".png" and p.is_file() for p in frames)
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "4")
+    # the tasks then only read: nothing is rebuilt
+    assert all(not shortcuts.cached_visual(d, v, 4)[1] for d in docs for v in ("shuffled", "single_frame"))
+    assert shortcuts.shuffled_visual(docs[0]) == [str(shuffled[0])]
+    with pytest.raises(ValueError, match="no file"):
+        shortcuts.cached_visual(docs[0], "blind", 4)
