@@ -119,9 +119,20 @@ def join_parts(parts: Sequence[Path], stem: str) -> Path:
     return target
 
 
+def _video_prefix(part: str) -> str:
+    return "short_video" if part.startswith("short") else "long_video"
+
+
+def needs(*parts: str) -> list[str]:
+    """The repo files of ``parts`` (online ``allow_patterns``): their JSONs and only their video archives."""
+    files = [FILES[p] for p in parts]
+    return [*files, *dict.fromkeys(f"{_video_prefix(p)}*" for p in parts)]
+
+
 def video_dirs(data: BenchmarkData, part: str) -> list[Path]:
     """Folders holding ``short_video/`` or ``long_video/``: the root, then every extracted archive."""
-    prefix = "short_video" if part.startswith("short") else "long_video"
+    prefix = _video_prefix(part)
+    data.need([f"{prefix}*"])  # online: the archives, if the caller did not ask for them up front
     zips = sorted(p.name for p in data.root.glob(f"{prefix}*.zip") if p.is_file())
     dirs = content_dirs(data, zips)
     for stem, parts in sorted(split_archives(data.root, prefix).items()):
@@ -188,7 +199,7 @@ def load_qa(part: str, data: BenchmarkData | None = None) -> list[dict]:
     """Read and validate ``short_qa`` or ``long_qa`` into our doc schema (stops on any inconsistency)."""
     if part not in ("short_qa", "long_qa"):
         raise ValueError(f"part must be 'short_qa' or 'long_qa', got {part!r}")
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=needs(part))
     path, rows = _rows(data, part)
     bad_gt = [(r["idx"], r["GT"]) for r in rows if not (isinstance(r["GT"], str) and r["GT"].upper() in ("A", "B"))]
     if bad_gt:
@@ -241,13 +252,13 @@ def load_qa(part: str, data: BenchmarkData | None = None) -> list[dict]:
 
 def load_docs(data: BenchmarkData | None = None) -> list[dict]:
     """Every binary QA doc (short then long); captions are in :func:`load_caption_docs`."""
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=needs("short_qa", "long_qa"))
     return load_qa("short_qa", data) + load_qa("long_qa", data)
 
 
 def load_caption_docs(data: BenchmarkData | None = None) -> list[dict]:
     """Read and validate the short-video captioning set (``GT`` is the reference caption)."""
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=needs("short_caption"))
     # The official get_captioning_score.py reads only idx, video_name and GT: no source field needed.
     path, rows = _rows(data, "short_caption", source_required=False)
     bad = [r["idx"] for r in rows if not isinstance(r["GT"], str) or not r["GT"].strip()]

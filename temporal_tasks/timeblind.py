@@ -39,6 +39,7 @@ SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please out
 PARSER = {"yes_no": "timeblind_yes_no", "multiple_choice": "timeblind_mc"}
 FIELDS = ("index", "video_path", "question", "answer", "type")
 ENV_STRICT = "TEMPORAL_TASKS_STRICT"
+NEEDS = ("data.jsonl", "tags.json", "videos/*")  # what an online run downloads (allow_patterns)
 
 # 11 fine-grained and 3 coarse tags of the official tags.json (metric keys use their slugs).
 KNOWN_TAGS = (
@@ -111,7 +112,7 @@ def _report_disagreement(ann: Path, disagree: list[tuple[int, str]]) -> None:
 
 def load_docs(data: BenchmarkData | None = None) -> list[dict]:
     """Read and validate TimeBlind into our doc schema (stops on any structural inconsistency)."""
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=NEEDS)
     ann = data.file("data.jsonl")
     rows = read_jsonl(ann)
     if not rows:
