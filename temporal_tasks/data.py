@@ -284,6 +284,43 @@ def check_files_exist(paths: Iterable[Path], where: str, fix: str, *, videos: bo
         )
 
 
+def http_get(url: str, timeout: float) -> bytes:
+    """The body of ``url`` (urllib; the one small non-Hub download, kept apart so tests can replace it)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - a fixed https URL
+        return resp.read()
+
+
+_failed_urls: set[str] = set()
+
+
+def fetch_json_once(url: str, dest: Path, timeout: float = 10.0) -> Path | None:
+    """``dest`` if cached, else ``url`` downloaded into it (only if it parses as JSON); None if that fails.
+
+    A failed attempt is not repeated in the same process, so many loads never wait on it twice.
+    """
+    if dest.is_file():
+        return dest
+    if url in _failed_urls:
+        return None
+    from temporal_tasks.log import logger
+
+    try:
+        body = http_get(url, timeout)
+        json.loads(body)  # an error page or a captive portal must not be cached as the file
+    except Exception as exc:  # network errors come in many classes; the caller degrades gracefully
+        _failed_urls.add(url)
+        logger.info(f"could not fetch {url} ({type(exc).__name__}: {exc})")
+        return None
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".tmp-{dest.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    tmp.write_bytes(body)
+    os.replace(tmp, dest)
+    logger.info(f"fetched {url} into {dest}")
+    return dest
+
+
 # --------------------------------------------------------------------------- archives
 
 

@@ -21,14 +21,16 @@ from temporal_tasks.data import (
     BenchmarkData,
     DataError,
     benchmark_data,
+    cache_dir,
     check_files_exist,
     check_unique,
+    fetch_json_once,
     read_json,
     read_jsonl,
     require_fields,
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
-from temporal_tasks.log import logger, warn_once
+from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import get_parser
 from temporal_tasks.scoring import make_aggregators, slug, table_invalid_rate
 
@@ -40,6 +42,9 @@ PARSER = {"yes_no": "timeblind_yes_no", "multiple_choice": "timeblind_mc"}
 FIELDS = ("index", "video_path", "question", "answer", "type")
 ENV_STRICT = "TEMPORAL_TASKS_STRICT"
 NEEDS = ("data.jsonl", "tags.json", "videos/*")  # what an online run downloads (allow_patterns)
+ENV_TAGS = "TEMPORAL_TASKS_TIMEBLIND_TAGS"
+# tags.json is in the official GitHub repo, not on the Hub (specs/hub_layouts.md); HEAD = its default branch.
+TAGS_URL = "https://raw.githubusercontent.com/Baiqi-Li/TimeBlind/HEAD/tags.json"
 
 # 11 fine-grained and 3 coarse tags of the official tags.json (metric keys use their slugs).
 KNOWN_TAGS = (
@@ -65,6 +70,39 @@ def _video_relpath(video_path: str) -> str:
     # data.jsonl paths are relative to the code repo ("TimeBlind/videos/..."), not the HF repo root.
     path = video_path.replace("\\", "/")
     return path[len("TimeBlind/") :] if path.startswith("TimeBlind/") else path
+
+
+def tags_file(data: BenchmarkData) -> Path | None:
+    """tags.json beside data.jsonl, else ``$TEMPORAL_TASKS_TIMEBLIND_TAGS``, else (online) the official one, cached."""
+    beside = data.file("tags.json", required=False)
+    if beside is not None:
+        return beside
+    env = os.environ.get(ENV_TAGS, "").strip()
+    if env:
+        path = Path(env).expanduser()
+        if path.is_file():
+            return path
+        warn_once(f"timeblind: {ENV_TAGS}={env} is not a file.")
+    if data.offline:
+        return None
+    return fetch_json_once(TAGS_URL, cache_dir() / NAME / "tags.json")
+
+
+def load_tags(data: BenchmarkData, n_rows: int) -> dict[int, list[str]]:
+    """``{row index: [tags]}``, or ``{}`` with one warning line; never stops the run (tags only add keys)."""
+    path = tags_file(data)
+    if path is not None:
+        try:
+            return _tags_by_row(path, n_rows)
+        except DataError as exc:
+            problem = str(exc)
+    else:
+        problem = f"no tags.json beside {data.root / 'data.jsonl'}" + ("" if data.offline else f" nor at {TAGS_URL}")
+    warn_once(
+        f"timeblind: {problem}; the per-category keys instance_acc_<tag> are off. To turn them on, put tags.json "
+        f"from github.com/Baiqi-Li/TimeBlind beside data.jsonl or set {ENV_TAGS}=/path/to/tags.json."
+    )
+    return {}
 
 
 def _tags_by_row(path: Path, n_rows: int) -> dict[int, list[str]]:
@@ -149,10 +187,7 @@ def load_docs(data: BenchmarkData | None = None) -> list[dict]:
     if disagree:
         _report_disagreement(ann, sorted(disagree))
 
-    tags_path = data.file("tags.json", required=False)
-    tags = _tags_by_row(tags_path, max(r["index"] for r in rows) + 1) if tags_path else {}
-    if not tags_path:
-        logger.info(f"timeblind: no tags.json in {data.root}; per-category metrics are not reported.")
+    tags = load_tags(data, max(r["index"] for r in rows) + 1)
 
     videos = {r["index"]: data.root / _video_relpath(r["video_path"]) for r in rows}
     check_files_exist(

@@ -145,3 +145,92 @@ def test_offline_makes_no_call(hub, offline_env):
     timeblind.load_docs()
     vinoground.load_docs(variant="group")
     assert hub.calls == []
+
+
+# ----------------------------------------------------------------------------- TimeBlind tags.json
+
+
+class FakeGitHub:
+    """Stands in for ``data.http_get``: records the URLs and serves one body (or raises)."""
+
+    def __init__(self, body: bytes | Exception) -> None:
+        self.body, self.urls = body, []
+
+    def __call__(self, url: str, timeout: float) -> bytes:
+        self.urls.append((url, timeout))
+        if isinstance(self.body, Exception):
+            raise self.body
+        return self.body
+
+
+@pytest.fixture
+def hub_without_tags(hub, fixture_root, tmp_path, monkeypatch):
+    """The Hub layout as it really is: no tags.json (it lives in the GitHub repo)."""
+    source = tmp_path / "source"
+    shutil.copytree(fixture_root / "timeblind", source / "timeblind")
+    (source / "timeblind" / "tags.json").unlink()
+    hub.source = source
+    monkeypatch.setattr(data, "_failed_urls", set())
+    return hub
+
+
+def _tag_keys(docs: list[dict]) -> set[str]:
+    return {c for d in docs for c in d["categories"]} - {"yes_no", "multiple_choice"}
+
+
+def test_online_tags_are_fetched_once_from_github(hub_without_tags, fixture_root, tmp_path, monkeypatch):
+    github = FakeGitHub((fixture_root / "timeblind" / "tags.json").read_bytes())
+    monkeypatch.setattr(data, "http_get", github)
+    docs = timeblind.load_docs()
+    assert "Direction" in docs[0]["categories"]
+    assert github.urls == [(timeblind.TAGS_URL, pytest.approx(10.0))]
+    assert "Baiqi-Li/TimeBlind" in timeblind.TAGS_URL
+    cached = tmp_path / "cache" / "timeblind" / "tags.json"
+    assert cached.is_file()
+    timeblind.load_docs()  # from the cache now
+    assert len(github.urls) == 1
+
+
+def test_tags_env_path_wins_over_github(hub_without_tags, fixture_root, monkeypatch):
+    github = FakeGitHub(OSError("must not be called"))
+    monkeypatch.setattr(data, "http_get", github)
+    monkeypatch.setenv("TEMPORAL_TASKS_TIMEBLIND_TAGS", str(fixture_root / "timeblind" / "tags.json"))
+    assert "Direction" in timeblind.load_docs()[0]["categories"]
+    assert github.urls == []
+
+
+@pytest.mark.parametrize("body", [OSError("network unreachable"), b"<html>login</html>"])
+def test_tags_unreachable_is_one_warning_never_a_failure(hub_without_tags, monkeypatch, warnings_seen, tmp_path, body):
+    github = FakeGitHub(body)
+    monkeypatch.setattr(data, "http_get", github)
+    docs = timeblind.load_docs()
+    timeblind.load_docs()
+    assert len(docs) == 16 and _tag_keys(docs) == set()
+    assert len(github.urls) == 1  # a failure is not retried in the same process
+    assert not (tmp_path / "cache" / "timeblind" / "tags.json").exists()  # an error page is never cached
+    text = [w for w in warnings_seen if "per-category keys" in w]
+    assert len(text) == 1 and "TEMPORAL_TASKS_TIMEBLIND_TAGS" in text[0] and "\n" not in text[0].strip()
+
+
+def test_offline_never_fetches_tags(broken_timeblind_copy, monkeypatch, warnings_seen):
+    github = FakeGitHub(OSError("must not be called"))
+    monkeypatch.setattr(data, "http_get", github)
+    (broken_timeblind_copy / "tags.json").unlink()
+    docs = timeblind.load_docs()
+    assert github.urls == [] and _tag_keys(docs) == set()
+    assert any("per-category keys instance_acc_<tag> are off" in w for w in warnings_seen)
+
+
+def test_malformed_tags_warn_and_run(broken_timeblind_copy, warnings_seen):
+    (broken_timeblind_copy / "tags.json").write_text('{"Direction": "not a list"}')
+    docs = timeblind.load_docs()
+    assert len(docs) == 16 and _tag_keys(docs) == set()
+    assert any("must map to a list" in w and "are off" in w for w in warnings_seen)
+
+
+@pytest.fixture
+def broken_timeblind_copy(fixture_root, tmp_path, monkeypatch):
+    shutil.copytree(fixture_root / "timeblind", tmp_path / "data" / "timeblind")
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("TEMPORAL_TASKS_TIMEBLIND_TAGS", raising=False)
+    return tmp_path / "data" / "timeblind"

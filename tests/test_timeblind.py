@@ -151,17 +151,6 @@ def _swap_answers(rows):
     return rows
 
 
-@pytest.fixture
-def warnings_seen():
-    """Warning lines our loguru logger writes while the test runs."""
-    from temporal_tasks.log import logger
-
-    lines: list[str] = []
-    sink = logger.add(lambda msg: lines.append(str(msg)), level="WARNING", format="{message}")
-    yield lines
-    logger.remove(sink)
-
-
 def test_gold_disagreeing_with_answer_warns_and_scores_positionally(broken_copy, monkeypatch, warnings_seen):
     monkeypatch.delenv("TEMPORAL_TASKS_STRICT", raising=False)
     _rewrite(broken_copy, _swap_answers)
