@@ -43,7 +43,7 @@ def _cmd_tasks_dir(_args: argparse.Namespace) -> int:
 def _cmd_fixtures(args: argparse.Namespace) -> int:
     from temporal_tasks.fixtures import write_fixtures
 
-    written = write_fixtures(args.out_dir, args.benchmark or None)
+    written = write_fixtures(args.out_dir, args.benchmark or None, full=args.full)
     for name, path in written.items():
         print(f"{name}\t{path}")
     return 0
@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fixtures", help="write the synthetic benchmark copies in their official layouts")
     p.add_argument("out_dir", help="folder to write into; use it as TEMPORAL_TASKS_DATA_DIR")
     p.add_argument("--benchmark", action="append", help="only this benchmark (repeatable)")
+    p.add_argument("--full", action="store_true", help="at the real sizes (tiny videos): a full-size rehearsal")
     p.set_defaults(func=_cmd_fixtures)
 
     p = sub.add_parser("check-data", help="validate the benchmark copies in seconds (no model): run before a GPU job")
