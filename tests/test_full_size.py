@@ -137,3 +137,19 @@ def test_velociti_full_size(lmms_eval, full_root):
     _close(
         got, {"strict_vle": sum(per_test[t] for t in TESTS7) / 7, **{f"strict_vle_{t}": v for t, v in per_test.items()}}
     )
+
+
+def test_check_data_on_the_full_copy_matches_every_published_count(full_root, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TEMPORAL_TASKS_DATA_DIR=str(full_root), TEMPORAL_TASKS_CACHE_DIR=str(tmp_path / "cache"))
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "temporal_tasks", "check-data"], env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    print(f"[full-size] check-data: {time.perf_counter() - start:.1f} s")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "differs" not in proc.stdout and "every present benchmark is ready" in proc.stdout
+    for what, count in (("rows", "2,400"), ("pairs", "500"), ("questions", "9,867"), ("captions", "1,891")):
+        assert any(ln.split()[:3] == [what, count, count] for ln in proc.stdout.splitlines()), what
