@@ -117,3 +117,12 @@ def test_online_checks_the_hf_cache_and_never_downloads(monkeypatch, capsys, fix
     rc, out = _run(capsys)
     assert rc == 0 and "TimeBlind: ok" in out and "Vinoground: absent (not in the Hugging Face cache" in out
     assert calls and all(c.get("local_files_only") is True for c in calls)
+
+
+def test_fixtures_full_through_the_cli(tmp_path):
+    cmd = [sys.executable, "-m", "temporal_tasks", "fixtures", str(tmp_path), "--full", "--benchmark", "timeblind"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert len((tmp_path / "timeblind" / "data.jsonl").read_text().splitlines()) == 2400
+    assert len(list((tmp_path / "timeblind" / "videos").glob("*.mp4"))) == 1200
+    assert not (tmp_path / "vinoground").exists()
