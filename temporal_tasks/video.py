@@ -128,6 +128,11 @@ def _sample_clip(path: Path, k: int) -> _Clip:
     return clip
 
 
+def decode_check(path: str | os.PathLike, k: int = 2) -> int:
+    """Decode ``k`` frames of ``path`` as a run would; raises if the container is unreadable. Returns k."""
+    return len(_sample_clip(Path(path), k).frames)
+
+
 def _decode_decord(path: Path, k: int) -> _Clip | None:
     try:
         import decord
