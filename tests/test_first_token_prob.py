@@ -1,0 +1,143 @@
+"""``first_token_prob``: VELOCITI's e(V,C) through the real lmms-eval CLI, against an independent forward pass.
+
+The expected P(Yes)/(P(Yes)+P(No)) is computed here without the package: the caption from the parquet table,
+the clip out of the zip, frames decoded with PyAV and picked by the formulas written below, the prompt through
+the checkpoint's chat template, and one plain ``model(**inputs)`` forward pass.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("decord")
+pytest.importorskip("torchvision")
+
+from temporal_tasks.velociti import ENTAIL_PROMPT  # noqa: E402  (the paper's prompt, checked in test_velociti)
+from tests.tiny_qwen import build, build_llava_onevision  # noqa: E402
+
+
+def _all_frames(path: Path) -> np.ndarray:
+    import av
+
+    with av.open(str(path)) as container:
+        return np.stack([f.to_ndarray(format="rgb24") for f in container.decode(video=0)])
+
+
+def _uniform(total: int, k: int) -> list[int]:
+    """k frames from first to last, nearest index (the fixture's counts never hit a .5 tie)."""
+    return [round(i * (total - 1) / (k - 1)) for i in range(k)]
+
+
+def _mid_second(total: int, native_fps: int, fps: float) -> list[int]:
+    """VELOCITI's clip_utils: one frame at t = 0.5/fps, 1.5/fps, … over the whole clip."""
+    n = int(total / native_fps * fps)
+    return [min(int((i + 0.5) / fps * native_fps), total - 1) for i in range(n)]
+
+
+class Reference:
+    """The expected e(V,C) of one question, from a plain transformers forward pass."""
+
+    def __init__(self, ckpt: Path, data_root: Path, tmp: Path, frames: dict) -> None:
+        import pandas as pd
+        import torch
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        self.torch = torch
+        self.processor = AutoProcessor.from_pretrained(ckpt)
+        self.model = AutoModelForImageTextToText.from_pretrained(ckpt, dtype=torch.float32).eval()
+        self.table = pd.read_parquet(next((data_root / "velociti").glob("*.parquet")))
+        self.zip = zipfile.ZipFile(data_root / "velociti" / "velociti_videos.zip")
+        self.tmp = tmp
+        self.frames = frames
+        tok = self.processor.tokenizer
+        self.yes = tok.encode("Yes", add_special_tokens=False)
+        self.no = tok.encode("No", add_special_tokens=False)
+        assert len(self.yes) == len(self.no) == 1
+
+    def caption(self, qid: str) -> str:
+        row, role = qid.split("_")
+        return str(self.table.iloc[int(row)][role])
+
+    def clip(self, qid: str) -> np.ndarray:
+        video_id = self.table.iloc[int(qid.split("_")[0])]["video_id"]
+        path = self.tmp / f"{video_id}.mp4"
+        if not path.exists():
+            path.write_bytes(self.zip.read(f"velociti_videos/{video_id}.mp4"))
+        frames = _all_frames(path)
+        if "fps" in self.frames:
+            idx = _mid_second(len(frames), 2, self.frames["fps"])  # fixture clips: 20 frames at 2 fps
+        else:
+            idx = _uniform(len(frames), self.frames["max_frames"])
+        return frames[idx]
+
+    def p_yes(self, qid: str) -> float:
+        prompt = ENTAIL_PROMPT.format(caption=self.caption(qid))
+        messages = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": prompt}]}]
+        text = self.processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        inputs = self.processor(text=[text], videos=[self.clip(qid)], return_tensors="pt")
+        with self.torch.no_grad():
+            logits = self.model(**inputs).logits[0, -1].double()
+        p = self.torch.softmax(logits, dim=-1)
+        return float(p[self.yes[0]] / (p[self.yes[0]] + p[self.no[0]]))
+
+
+def _check_against_reference(run, ref: Reference) -> list[float]:
+    samples = run.samples["velociti_strictvle_prob"]
+    assert len(samples) == 32
+    # both continuations of a question share one forward pass
+    assert re.search(r"64 continuation\(s\) scored with 32 forward pass\(es\)", run.output), run.output[-3000:]
+    got = []
+    for s in samples:
+        pay = s["strict_vle"]
+        qid = pay["question_id"]
+        assert s["input"] == ENTAIL_PROMPT.format(caption=ref.caption(qid))
+        p = pay["p_yes"]
+        assert math.isfinite(p) and 0.0 < p < 1.0, (qid, p)
+        got.append(p)
+    # the first question of every test (several videos and captions) against the independent forward pass
+    checked = [s for s in samples if s["strict_vle"]["question_id"].split("_")[0] in {"0", "3", "6", "9", "12", "15"}]
+    assert len(checked) == 12
+    for s in checked:
+        qid = s["strict_vle"]["question_id"]
+        assert s["strict_vle"]["p_yes"] == pytest.approx(ref.p_yes(qid), abs=2e-6), qid
+    assert statistics.pstdev(got) > 1e-4  # the values vary with video and caption
+    return got
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("frames", "batch"),
+    [({"max_frames": 8}, 1), ({"fps": 1}, 3)],
+    ids=["max_frames8-batch1", "fps1-batch3"],
+)
+def test_qwen2_vl_p_yes_is_the_first_token_ratio(lmms_eval, fixture_root, tmp_path, frames, batch):
+    ckpt = build(tmp_path / "tiny-qwen2-vl", "2")
+    setting = ",".join(f"{k}={v}" for k, v in frames.items())
+    run = lmms_eval(
+        "velociti_strictvle_prob",
+        model="first_token_prob",
+        model_args=f"pretrained={ckpt},device=cpu,{setting}",
+        args=["--batch_size", str(batch)],
+    )
+    _check_against_reference(run, Reference(ckpt, fixture_root, tmp_path, frames))
+    got = run.metrics("velociti_strictvle_prob")
+    assert 0.0 <= got["strict_vle"] <= 100.0 and got["invalid_rate"] == 0.0
+
+
+@pytest.mark.slow
+def test_llava_onevision_p_yes_is_the_first_token_ratio(lmms_eval, fixture_root, tmp_path):
+    ckpt = build_llava_onevision(tmp_path / "tiny-llava-ov")
+    run = lmms_eval(
+        "velociti_strictvle_prob",
+        model="first_token_prob",
+        model_args=f"pretrained={ckpt},device=cpu,max_frames=4",
+        args=["--batch_size", "2"],
+    )
+    _check_against_reference(run, Reference(ckpt, fixture_root, tmp_path, {"max_frames": 4}))
