@@ -151,6 +151,7 @@ def test_openai_server_is_bounded_and_records():
         post(url)
 
 
+@pytest.mark.slow
 def test_openai_frame_sampling_facts(tmp_path):
     """What lmms-eval 0.7.3's openai model does with ``max_frames_num`` (qwen_vl_utils ``fetch_video``):
     the count is rounded to an even number, frames are upscaled PNGs, and a video with fewer frames than
