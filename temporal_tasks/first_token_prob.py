@@ -28,6 +28,7 @@ model, whose preprocessing the papers' numbers were produced with.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -95,16 +96,18 @@ class FirstTokenProb(lmms):
         self.pretrained = str(pretrained)
 
         import torch
-        from accelerate import Accelerator
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
-        accelerator = Accelerator(cpu=device == "cpu")
-        if accelerator.num_processes > 1:
-            # one process per device, each scoring its own shard of documents (lmms-eval splits them by rank)
-            self.accelerator = accelerator
-            self._rank = accelerator.process_index
-            self._world_size = accelerator.num_processes
-            self._device = accelerator.device if device != "cpu" else torch.device("cpu")
+        # Several processes (torchrun or accelerate launch): each scores the shard of documents lmms-eval gives
+        # its rank, on its own device. The launchers' variables are the source of truth: inside lmms-eval's CLI
+        # a fresh Accelerator() can report a single process on CPU runs.
+        world_size = int(os.environ.get("WORLD_SIZE") or 1)
+        if world_size > 1:
+            self._rank = int(os.environ.get("RANK") or 0)
+            self._world_size = world_size
+            local = int(os.environ.get("LOCAL_RANK") or 0)
+            on_gpu = device != "cpu" and torch.cuda.is_available()
+            self._device = torch.device(f"cuda:{local}") if on_gpu else torch.device("cpu")
         else:
             self._device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         load_kwargs: dict[str, Any] = {"dtype": "auto" if dtype == "auto" else getattr(torch, dtype)}

@@ -88,11 +88,12 @@ class Reference:
         return float(p[self.yes[0]] / (p[self.yes[0]] + p[self.no[0]]))
 
 
-def _check_against_reference(run, ref: Reference) -> list[float]:
+def _check_against_reference(run, ref: Reference, passes: bool = True) -> list[float]:
     samples = run.samples["velociti_strictvle_prob"]
     assert len(samples) == 32
     # both continuations of a question share one forward pass
-    assert re.search(r"64 continuation\(s\) scored with 32 forward pass\(es\)", run.output), run.output[-3000:]
+    if passes:
+        assert re.search(r"64 continuation\(s\) scored with 32 forward pass\(es\)", run.output), run.output[-3000:]
     got = []
     for s in samples:
         pay = s["strict_vle"]
@@ -129,6 +130,27 @@ def test_qwen2_vl_p_yes_is_the_first_token_ratio(lmms_eval, fixture_root, tmp_pa
     _check_against_reference(run, Reference(ckpt, fixture_root, tmp_path, frames))
     got = run.metrics("velociti_strictvle_prob")
     assert 0.0 <= got["strict_vle"] <= 100.0 and got["invalid_rate"] == 0.0
+
+
+@pytest.mark.slow
+def test_two_processes_each_score_their_shard(lmms_eval, fixture_root, tmp_path):
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ckpt = build(tmp_path / "tiny-qwen2-vl", "2")
+    run = lmms_eval(
+        "velociti_strictvle_prob",
+        model="first_token_prob",
+        model_args=f"pretrained={ckpt},device=cpu,max_frames=8",
+        launcher=["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)],
+        args=["--batch_size", "2"],
+    )
+    assert "(rank 0/2)" in run.output and "(rank 1/2)" in run.output
+    # each rank ran its own 16 questions (32 continuations), none twice
+    assert len(re.findall(r"32 continuation\(s\) scored with 16 forward pass\(es\)", run.output)) == 2
+    _check_against_reference(run, Reference(ckpt, fixture_root, tmp_path, {"max_frames": 8}), passes=False)
 
 
 @pytest.mark.slow
