@@ -171,3 +171,39 @@ def test_openai_frame_sampling_facts(tmp_path):
     short = write_video(tmp_path / "f4.mp4", gray, 4, 4)
     with pytest.raises(Exception):  # noqa: B017 - AttributeError from the torchvision fallback in 0.7.3
         frames(short, FRAMES)
+
+
+@pytest.mark.slow
+def test_failed_api_requests_are_scored_wrong_and_reported(lmms_eval, tmp_path):
+    """lmms-eval turns a request that fails every retry into the answer text '[LMMS_EVAL_REQUEST_FAILED …]':
+    it must be scored exactly as an unreadable answer, and the run must warn about it."""
+    failing: list[str] = []
+
+    def flaky(req: ChatRequest) -> str:
+        if not failing:
+            failing.append(req.text)  # every question with the first prompt seen fails
+        if req.text == failing[0]:
+            raise RuntimeError("simulated outage")
+        return rule(req.text)
+
+    with OpenAIServer(flaky, max_requests=200, lifetime_s=600) as server:
+        run = lmms_eval(
+            "timeblind_iacc",
+            model="openai",
+            model_args=f"model_version=gpt-test,base_url={server.base_url},api_key=sk-test,max_frames_num=4,"
+            "max_retries=1,retry_backoff_s=0,num_concurrent=2",
+            env={"NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"},
+        )
+    samples = run.samples["timeblind_iacc"]
+    failed = [s for s in samples if s["input"] == failing[0]]
+    assert 0 < len(failed) < len(samples)
+    for s in failed:
+        assert s["filtered_resps"].startswith("[LMMS_EVAL_REQUEST_FAILED after 1 retries]")
+        assert s["trial_acc"]["pred"] is None and not s["trial_acc"]["correct"]
+    assert "got [LMMS_EVAL_REQUEST_FAILED after 1 retries] from lmms-eval instead of an answer" in run.output
+    # the same as an empty answer for every failed question
+    answers = {s["trial_acc"]["question_id"]: ("" if s in failed else rule(s["input"])) for s in samples}
+    replay = lmms_eval("timeblind_iacc", responses=answers)
+    got, want = run.metrics("timeblind_iacc"), replay.metrics("timeblind_iacc")
+    assert all(_same(got[k], want[k]) for k in want), (got, want)
+    assert got["invalid_rate"] >= 100.0 * len(failed) / len(samples)
