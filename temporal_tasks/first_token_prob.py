@@ -160,10 +160,10 @@ class FirstTokenProb(lmms):
         return list(visuals)
 
     def _frames(self, path: str):
-        from temporal_tasks.video import read_frames
+        from temporal_tasks.video import read_frames_with_metadata
 
         try:
-            return read_frames(path, num_frames=self.max_frames, fps=self.fps)
+            return read_frames_with_metadata(path, num_frames=self.max_frames, fps=self.fps)
         except Exception as exc:  # an unreadable video must not become a blind answer
             stop(DataError(f"first_token_prob: cannot decode {path} ({type(exc).__name__}: {exc})."))
 
@@ -179,7 +179,9 @@ class FirstTokenProb(lmms):
         clips = [self._frames(p) for paths in videos for p in paths]
         kwargs: dict[str, Any] = {"text": texts, "return_tensors": "pt", "padding": True}
         if clips:
-            kwargs["videos"] = clips
+            kwargs["videos"] = [frames for frames, _ in clips]
+            # the real timing of the sampled frames: without it Qwen2.5-VL assumes 24 fps for its time positions
+            kwargs["video_metadata"] = [meta for _, meta in clips]
         inputs = self.processor(**kwargs)
         dtype = self.model.dtype
         return {

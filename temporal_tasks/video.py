@@ -44,6 +44,7 @@ __all__ = [
     "paired_cache_path",
     "paired_layout",
     "read_frames",
+    "read_frames_with_metadata",
     "uniform_indices",
     "num_frames_from_env",
 ]
@@ -101,6 +102,9 @@ def uniform_indices(total: int, k: int) -> np.ndarray:
 class _Clip:
     frames: np.ndarray  # (k, H, W, 3) uint8
     duration: float  # seconds
+    indices: tuple[int, ...] = ()  # the sampled frame numbers
+    total: int = 0  # frames in the file
+    native_fps: float = 0.0  # the file's frame rate (0 if unknown)
 
 
 _frame_cache: OrderedDict[tuple, _Clip] = OrderedDict()
@@ -167,13 +171,29 @@ def read_frames(path: str | os.PathLike, num_frames: int | None = None, fps: flo
 
     Shared by the models of this package so every one of them sees the frames the docs describe.
     """
+    return read_frames_with_metadata(path, num_frames, fps)[0]
+
+
+def read_frames_with_metadata(
+    path: str | os.PathLike, num_frames: int | None = None, fps: float | None = None
+) -> tuple[np.ndarray, dict]:
+    """:func:`read_frames` plus Hugging Face ``VideoMetadata`` fields (``total_num_frames``, ``fps``,
+    ``frames_indices``, ``duration``), so processors that encode time (Qwen2.5-VL's ``second_per_grid_ts``)
+    know the real spacing of the frames."""
     if fps is not None and fps > 0:
         how: Sampling = ("fps", float(fps))
     elif num_frames is not None and num_frames > 0:
         how = int(num_frames)
     else:
         raise ValueError(f"read_frames: pass num_frames >= 1 or fps > 0 (got num_frames={num_frames}, fps={fps})")
-    return _sample_clip(Path(path), how).frames
+    clip = _sample_clip(Path(path), how)
+    meta = {
+        "total_num_frames": clip.total,
+        "fps": clip.native_fps or None,
+        "frames_indices": list(clip.indices),
+        "duration": clip.duration,
+    }
+    return clip.frames, meta
 
 
 def _decode_decord(path: Path, k: Sampling) -> _Clip | None:
@@ -190,7 +210,8 @@ def _decode_decord(path: Path, k: Sampling) -> _Clip | None:
         frames = reader.get_batch(idx.tolist()).asnumpy()
     except Exception:  # decord fails on some containers; PyAV reads them
         return None
-    return _Clip(np.ascontiguousarray(frames), total / fps if fps > 0 else float(total))
+    duration = total / fps if fps > 0 else float(total)
+    return _Clip(np.ascontiguousarray(frames), duration, tuple(idx.tolist()), total, fps)
 
 
 def _decode_pyav(path: Path, k: Sampling) -> _Clip:
@@ -228,7 +249,8 @@ def _decode_pyav(path: Path, k: Sampling) -> _Clip:
                 if seen is None:
                     raise ValueError(f"{path}: no frame could be decoded")
                 frames[pos] = seen
-    return _Clip(np.stack(frames), total / rate if rate > 0 else float(total))
+    duration = total / rate if rate > 0 else float(total)
+    return _Clip(np.stack(frames), duration, tuple(idx.tolist()), total, rate)
 
 
 # --------------------------------------------------------------------------- frames

@@ -65,7 +65,7 @@ class Reference:
         row, role = qid.split("_")
         return str(self.table.iloc[int(row)][role])
 
-    def clip(self, qid: str) -> np.ndarray:
+    def clip(self, qid: str) -> tuple[np.ndarray, dict]:
         video_id = self.table.iloc[int(qid.split("_")[0])]["video_id"]
         path = self.tmp / f"{video_id}.mp4"
         if not path.exists():
@@ -75,13 +75,15 @@ class Reference:
             idx = _mid_second(len(frames), 2, self.frames["fps"])  # fixture clips: 20 frames at 2 fps
         else:
             idx = _uniform(len(frames), self.frames["max_frames"])
-        return frames[idx]
+        # the timing a time-aware processor (Qwen2.5-VL) needs: sampled rate = len(idx) / total * 2 fps
+        return frames[idx], {"total_num_frames": len(frames), "fps": 2.0, "frames_indices": idx}
 
     def p_yes(self, qid: str) -> float:
         prompt = ENTAIL_PROMPT.format(caption=self.caption(qid))
         messages = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": prompt}]}]
         text = self.processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        inputs = self.processor(text=[text], videos=[self.clip(qid)], return_tensors="pt")
+        frames, meta = self.clip(qid)
+        inputs = self.processor(text=[text], videos=[frames], video_metadata=[meta], return_tensors="pt")
         with self.torch.no_grad():
             logits = self.model(**inputs).logits[0, -1].double()
         p = self.torch.softmax(logits, dim=-1)
@@ -114,12 +116,12 @@ def _check_against_reference(run, ref: Reference, passes: bool = True) -> list[f
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("frames", "batch"),
-    [({"max_frames": 8}, 1), ({"fps": 1}, 3)],
-    ids=["max_frames8-batch1", "fps1-batch3"],
+    ("version", "frames", "batch"),
+    [("2", {"max_frames": 8}, 1), ("2", {"fps": 1}, 3), ("2.5", {"fps": 1}, 2)],
+    ids=["qwen2-max_frames8-batch1", "qwen2-fps1-batch3", "qwen2.5-fps1-batch2"],
 )
-def test_qwen2_vl_p_yes_is_the_first_token_ratio(lmms_eval, fixture_root, tmp_path, frames, batch):
-    ckpt = build(tmp_path / "tiny-qwen2-vl", "2")
+def test_qwen_p_yes_is_the_first_token_ratio(lmms_eval, fixture_root, tmp_path, version, frames, batch):
+    ckpt = build(tmp_path / f"tiny-qwen{version}-vl", version)
     setting = ",".join(f"{k}={v}" for k, v in frames.items())
     run = lmms_eval(
         "velociti_strictvle_prob",
@@ -195,6 +197,20 @@ def test_fps_indices_follow_the_official_mid_second_sampler():
     assert fps_indices(20, 2.0, 1.0).tolist() == _mid_second(20, 2, 1.0) == list(range(1, 20, 2))
     assert fps_indices(300, 29.97, 1.0).tolist() == [int((i + 0.5) * 30) for i in range(10)]  # rate rounded
     assert fps_indices(5, 10.0, 1.0).tolist() == [2]  # shorter than one interval: the middle frame
+
+
+def test_read_frames_reports_the_timing_of_the_sampled_frames(tmp_path):
+    from temporal_tasks.fixtures.video import write_video
+    from temporal_tasks.video import read_frames_with_metadata
+
+    path = write_video(tmp_path / "c.mp4", lambda t: np.full((64, 64, 3), int(255 * t), np.uint8), 20, 2)
+    frames, meta = read_frames_with_metadata(path, fps=1)
+    assert frames.shape == (10, 64, 64, 3)
+    assert meta["frames_indices"] == list(range(1, 20, 2)) and meta["total_num_frames"] == 20
+    assert meta["fps"] == pytest.approx(2.0) and meta["duration"] == pytest.approx(10.0)
+    assert np.array_equal(frames, _all_frames(path)[meta["frames_indices"]])
+    frames, meta = read_frames_with_metadata(path, num_frames=8)
+    assert meta["frames_indices"] == _uniform(20, 8) and len(frames) == 8
 
 
 def test_loglikelihood_reuses_one_forward_pass_per_question(tiny_model, tmp_path, monkeypatch):
