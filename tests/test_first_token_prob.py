@@ -280,3 +280,13 @@ def test_unknown_model_args_stop_with_the_known_ones():
         FirstTokenProb(pretrained="x", max_frames_num=8)
     with pytest.raises(SystemExit, match="scores='logits'"):
         FirstTokenProb(pretrained="x", scores="logits")
+
+
+def test_entry_point_registers_both_models():
+    from lmms_eval.models import get_model
+
+    from temporal_tasks.first_token_prob import FirstTokenProb
+    from temporal_tasks.replay import TemporalReplay
+
+    assert get_model("first_token_prob") is FirstTokenProb
+    assert get_model("temporal_replay") is TemporalReplay
