@@ -184,8 +184,11 @@ class FirstTokenProb(lmms):
             kwargs["video_metadata"] = [meta for _, meta in clips]
         inputs = self.processor(**kwargs)
         dtype = self.model.dtype
+        # only pixels take the model's dtype: timing tensors (second_per_grid_ts) keep full precision
         return {
-            k: (v.to(self._device, dtype) if v.is_floating_point() else v.to(self._device)) if hasattr(v, "to") else v
+            k: (v.to(self._device, dtype) if k.startswith("pixel_values") else v.to(self._device))
+            if hasattr(v, "to")
+            else v
             for k, v in inputs.items()
         }
 
