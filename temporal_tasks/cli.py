@@ -34,7 +34,7 @@ def _cmd_tasks_dir(args: argparse.Namespace) -> int:
 def _cmd_fixtures(args: argparse.Namespace) -> int:
     from temporal_tasks.fixtures import write_fixtures
 
-    written = write_fixtures(args.out_dir, args.benchmark or None)
+    written = write_fixtures(args.out_dir, args.benchmark or None, full=args.full)
     for name, path in written.items():
         print(f"{name}\t{path}")
     return 0
@@ -144,6 +144,12 @@ def _cmd_prebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check_data(args: argparse.Namespace) -> int:
+    from temporal_tasks.check import main as check_main
+
+    return check_main(args.benchmark, args.sample)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (kept separate for tests and docs)."""
     parser = argparse.ArgumentParser(prog="temporal-tasks", description=__doc__)
@@ -163,7 +169,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fixtures", help="write the synthetic benchmark copies in their official layouts")
     p.add_argument("out_dir", help="folder to write into; use it as TEMPORAL_TASKS_DATA_DIR")
     p.add_argument("--benchmark", action="append", help="only this benchmark (repeatable)")
+    p.add_argument("--full", action="store_true", help="at the real sizes (tiny videos): a full-size rehearsal")
     p.set_defaults(func=_cmd_fixtures)
+
+    p = sub.add_parser("check-data", help="validate the benchmark copies in seconds (no model): run before a GPU job")
+    p.add_argument("--benchmark", action="append", help="check this benchmark and fail if absent (repeatable)")
+    p.add_argument("--sample", type=int, default=3, help="videos decoded per part (default 3)")
+    p.set_defaults(func=_cmd_check_data)
 
     p = sub.add_parser("demo", help="run the fixture suite through the real lmms-eval CLI, offline")
     p.add_argument("--out", help="work folder (default: a new temporary folder)")

@@ -1,8 +1,12 @@
 """One data layer for every benchmark: where the files are, archives, and clear errors.
 
 Offline: ``TEMPORAL_TASKS_DATA_DIR`` holds one folder per benchmark laid out like its Hugging
-Face dataset repo; no network call is made at all. Online (the variable unset): the official
-repo snapshot is downloaded with ``huggingface_hub`` using the user's stored login.
+Face dataset repo; no network call is made at all. Online (the variable unset): the files a task
+needs (its annotation files and the archives of the videos it uses, as ``allow_patterns``) are
+downloaded from the official repo with ``huggingface_hub.snapshot_download``, using the user's
+stored login; the download is resumable and shows a progress bar. Each loader names its needs
+(``benchmark_data(name, needs=...)``, and :meth:`BenchmarkData.need` for a later fallback);
+this module is the only place that downloads.
 
 Zip archives are extracted once into the cache (``TEMPORAL_TASKS_CACHE_DIR``, default
 ``~/.cache/temporal_tasks``) atomically: into a temporary folder, then renamed, so concurrent
@@ -14,11 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
+import threading
 import uuid
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import NoReturn
 
@@ -57,6 +64,13 @@ class BenchmarkData:
     name: str
     root: Path
     offline: bool
+    revision: str | None = None  # online: the snapshot's commit, so later downloads add to the same one
+
+    def need(self, patterns: Iterable[str]) -> None:
+        """Make sure the files matching ``patterns`` (``allow_patterns`` globs) are here; downloads online only."""
+        if self.offline:
+            return
+        _fetch(self.name, list(patterns), self.revision)
 
     def file(self, relpath: str, *, required: bool = True, hint: str = "") -> Path | None:
         """A file of the repo layout, or a clear error if it is required and missing."""
@@ -88,8 +102,12 @@ def cache_dir() -> Path:
     return base
 
 
-def benchmark_data(name: str) -> BenchmarkData:
-    """Locate a benchmark: the offline copy if ``TEMPORAL_TASKS_DATA_DIR`` is set, else the HF snapshot."""
+def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkData:
+    """Locate a benchmark: the offline copy if ``TEMPORAL_TASKS_DATA_DIR`` is set, else the HF snapshot.
+
+    ``needs``: the repo files the caller will read, as ``allow_patterns`` globs (``*`` crosses
+    folders); online, only those are downloaded (``None``: the whole repo). Offline it is ignored.
+    """
     if name not in HF_REPOS:
         raise KeyError(f"unknown benchmark {name!r}; known: {sorted(HF_REPOS)}")
     env = os.environ.get(ENV_DATA_DIR)
@@ -102,18 +120,50 @@ def benchmark_data(name: str) -> BenchmarkData:
                 f"synthetic test copy, or unset {ENV_DATA_DIR} to download it."
             )
         return BenchmarkData(name, root, offline=True)
-    return BenchmarkData(name, _download(name), offline=False)
+    root = _fetch(name, None if needs is None else list(needs), None)
+    return BenchmarkData(name, root, offline=False, revision=_revision(root))
 
 
-def _download(name: str) -> Path:
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_fetched: dict[str, tuple[Path, set[str] | None]] = {}  # name -> (snapshot, patterns fetched; None = all)
+_fetch_lock = threading.Lock()
+
+
+def _revision(root: Path) -> str | None:
+    # The HF cache keeps a snapshot in snapshots/<commit>/; pinning it keeps every file of one run
+    # from the same commit even if the repo changes between two downloads.
+    return root.name if _COMMIT.match(root.name) else None
+
+
+def _fetch(name: str, patterns: list[str] | None, revision: str | None) -> Path:
+    """Download (resumably, with a progress bar) what is not fetched yet in this process; return the snapshot."""
+    with _fetch_lock:
+        root, done = _fetched.get(name, (None, set()))
+        if root is not None and done is None:
+            return root
+        # A name or glob already covered by a fetched glob (e.g. short_video.zip by short_video*) is here.
+        wanted = None if patterns is None else [p for p in patterns if not any(fnmatch(p, d) for d in done)]
+        if root is not None and wanted == []:
+            return root
+        root = _download(name, wanted, revision or (_revision(root) if root is not None else None))
+        _fetched[name] = (root, None if wanted is None else {*(done or ()), *wanted})
+        return root
+
+
+def _download(name: str, patterns: list[str] | None = None, revision: str | None = None) -> Path:
     repo = HF_REPOS[name]
     try:
         from huggingface_hub import snapshot_download
         from huggingface_hub.errors import GatedRepoError, LocalEntryNotFoundError, RepositoryNotFoundError
     except ImportError as exc:  # pragma: no cover - huggingface_hub is a dependency
         raise DataError(f"{name}: huggingface_hub is not installed; `pip install huggingface_hub`.") from exc
+    what = "every file" if patterns is None else ", ".join(patterns)
+    from temporal_tasks.log import logger
+
+    logger.info(f"{name}: fetching {what} of the Hugging Face dataset {repo} (resumable)")
     try:
-        return Path(snapshot_download(repo_id=repo, repo_type="dataset"))
+        kwargs = {"revision": revision} if revision else {}
+        return Path(snapshot_download(repo_id=repo, repo_type="dataset", allow_patterns=patterns, **kwargs))
     except GatedRepoError:
         raise DataError(
             f"{name}: the Hugging Face dataset {repo} is gated and this login has no access. Fix: open "
@@ -234,6 +284,43 @@ def check_files_exist(paths: Iterable[Path], where: str, fix: str, *, videos: bo
         )
 
 
+def http_get(url: str, timeout: float) -> bytes:
+    """The body of ``url`` (urllib; the one small non-Hub download, kept apart so tests can replace it)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - a fixed https URL
+        return resp.read()
+
+
+_failed_urls: set[str] = set()
+
+
+def fetch_json_once(url: str, dest: Path, timeout: float = 10.0) -> Path | None:
+    """``dest`` if cached, else ``url`` downloaded into it (only if it parses as JSON); None if that fails.
+
+    A failed attempt is not repeated in the same process, so many loads never wait on it twice.
+    """
+    if dest.is_file():
+        return dest
+    if url in _failed_urls:
+        return None
+    from temporal_tasks.log import logger
+
+    try:
+        body = http_get(url, timeout)
+        json.loads(body)  # an error page or a captive portal must not be cached as the file
+    except Exception as exc:  # network errors come in many classes; the caller degrades gracefully
+        _failed_urls.add(url)
+        logger.info(f"could not fetch {url} ({type(exc).__name__}: {exc})")
+        return None
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".tmp-{dest.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    tmp.write_bytes(body)
+    os.replace(tmp, dest)
+    logger.info(f"fetched {url} into {dest}")
+    return dest
+
+
 # --------------------------------------------------------------------------- archives
 
 
@@ -270,7 +357,11 @@ def extract_zip(archive: Path, bench: str) -> Path:
 
 
 def content_dirs(data: BenchmarkData, archives: Sequence[str]) -> list[Path]:
-    """Folders to look for media in: the root, then each archive (already unpacked in the root or extracted)."""
+    """Folders to look for media in: the root, then each archive (already unpacked in the root or extracted).
+
+    Online, the archives are downloaded first if the loader did not ask for them up front.
+    """
+    data.need(archives)
     dirs = [data.root]
     for name in archives:
         zipped = data.root / name

@@ -10,8 +10,28 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from temporal_tasks.data import DataError, stop
+from temporal_tasks.log import logger
 from temporal_tasks.parsing import get_parser, parser_mode
 from temporal_tasks.scoring import slug
+
+# What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
+# when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
+API_FAILURE_MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[LMMS_EVAL_BUDGET_EXCEEDED]")
+
+_api_failures = [0]
+
+
+def _api_failed(doc: dict, answer: str) -> None:
+    """Warn at the 1st, 10th, 100th, … failed API answer of this process (counts, without flooding the log)."""
+    _api_failures[0] += 1
+    n = _api_failures[0]
+    if n == 1 or str(n).strip("0") == "1":
+        logger.warning(
+            f"{n} question(s) so far (e.g. {doc['question_id']}) got {answer.split(']')[0]}] from lmms-eval instead of "
+            "an answer: the API request failed and is scored as an unreadable, wrong answer. Grep the samples for "
+            "LMMS_EVAL_ to count them; fix the endpoint and rerun before reporting these numbers."
+        )
+
 
 DOC_FIELDS = ("question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "videos", "categories")
 
@@ -35,6 +55,8 @@ def doc_to_target(doc: dict) -> str:
 def make_payload(doc: dict, answer: Any) -> dict:
     """The per-question record every aggregation and ``rescore`` works from."""
     answer = "" if answer is None else str(answer)
+    if answer.startswith(API_FAILURE_MARKERS):
+        _api_failed(doc, answer)
     parser = get_parser(doc["parser"])
     mode = parser_mode()
     pred = parser.parse(answer, mode)

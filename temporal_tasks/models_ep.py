@@ -1,4 +1,8 @@
-"""Payload of our ``lmms_eval.models`` entry point (loaded by lmms-eval itself)."""
+"""Payload of our ``lmms_eval.models`` entry point (loaded by lmms-eval itself).
+
+lmms-eval accepts an iterable of manifests per entry point (``registry_v2.load_entrypoint_manifests``),
+so one entry point registers every model of the package.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from temporal_tasks import _hook
 # exists in an eval run: registering here makes our tasks visible even without the .pth hook.
 _hook.register()
 
-manifest = ModelManifest(
-    model_id="temporal_replay",
-    simple_class_path="temporal_tasks.replay.TemporalReplay",
+manifest = (
+    ModelManifest(model_id="temporal_replay", simple_class_path="temporal_tasks.replay.TemporalReplay"),
+    ModelManifest(model_id="first_token_prob", simple_class_path="temporal_tasks.first_token_prob.FirstTokenProb"),
 )

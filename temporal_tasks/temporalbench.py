@@ -2,7 +2,8 @@
 
 Layout (HF ``microsoft/TemporalBench``): ``temporalbench_short_qa.json``,
 ``temporalbench_long_qa.json`` and ``temporalbench_short_caption.json`` (JSON lists of
-``{"idx", "video_name", "question", "GT", "category"?, "dataset" | "source_dataset"}``), videos in
+``{"idx", "video_name", "question", "GT", "category"?, "dataset" | "source_dataset"}``; the source
+field is required for QA, optional for captions), videos in
 ``short_video.zip`` (``short_video/<Dataset>/<clip>.mp4``) and ``long_video_<Dataset>.zip`` or the
 older split archive ``long_video_part_aa`` ... (``long_video/...``).
 
@@ -118,9 +119,20 @@ def join_parts(parts: Sequence[Path], stem: str) -> Path:
     return target
 
 
+def _video_prefix(part: str) -> str:
+    return "short_video" if part.startswith("short") else "long_video"
+
+
+def needs(*parts: str) -> list[str]:
+    """The repo files of ``parts`` (online ``allow_patterns``): their JSONs and only their video archives."""
+    files = [FILES[p] for p in parts]
+    return [*files, *dict.fromkeys(f"{_video_prefix(p)}*" for p in parts)]
+
+
 def video_dirs(data: BenchmarkData, part: str) -> list[Path]:
     """Folders holding ``short_video/`` or ``long_video/``: the root, then every extracted archive."""
-    prefix = "short_video" if part.startswith("short") else "long_video"
+    prefix = _video_prefix(part)
+    data.need([f"{prefix}*"])  # online: the archives, if the caller did not ask for them up front
     zips = sorted(p.name for p in data.root.glob(f"{prefix}*.zip") if p.is_file())
     dirs = content_dirs(data, zips)
     for stem, parts in sorted(split_archives(data.root, prefix).items()):
@@ -145,7 +157,7 @@ def _resolve_video(dirs: Sequence[Path], video_name: str) -> Path:
 # --------------------------------------------------------------------------- loading
 
 
-def _rows(data: BenchmarkData, part: str) -> tuple[Path, list[dict]]:
+def _rows(data: BenchmarkData, part: str, *, source_required: bool = True) -> tuple[Path, list[dict]]:
     path = data.file(FILES[part])
     rows = read_json(path)
     if isinstance(rows, dict):  # tolerate {"data": [...]}-style wrappers of a single list
@@ -158,7 +170,7 @@ def _rows(data: BenchmarkData, part: str) -> tuple[Path, list[dict]]:
         if not isinstance(row, dict):
             raise DataError(f"{where}: expected an object, got {type(row).__name__}.")
         require_fields(row, FIELDS, where)
-        if not any(k in row for k in SOURCE_KEYS):
+        if source_required and not any(k in row for k in SOURCE_KEYS):
             raise DataError(
                 f"{where} (idx {row['idx']!r}): neither 'dataset' nor 'source_dataset' is present, so the source "
                 f"dataset is unknown (has {sorted(row)}). Fix: re-download {path.name} from microsoft/TemporalBench "
@@ -187,7 +199,7 @@ def load_qa(part: str, data: BenchmarkData | None = None) -> list[dict]:
     """Read and validate ``short_qa`` or ``long_qa`` into our doc schema (stops on any inconsistency)."""
     if part not in ("short_qa", "long_qa"):
         raise ValueError(f"part must be 'short_qa' or 'long_qa', got {part!r}")
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=needs(part))
     path, rows = _rows(data, part)
     bad_gt = [(r["idx"], r["GT"]) for r in rows if not (isinstance(r["GT"], str) and r["GT"].upper() in ("A", "B"))]
     if bad_gt:
@@ -240,14 +252,15 @@ def load_qa(part: str, data: BenchmarkData | None = None) -> list[dict]:
 
 def load_docs(data: BenchmarkData | None = None) -> list[dict]:
     """Every binary QA doc (short then long); captions are in :func:`load_caption_docs`."""
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=needs("short_qa", "long_qa"))
     return load_qa("short_qa", data) + load_qa("long_qa", data)
 
 
 def load_caption_docs(data: BenchmarkData | None = None) -> list[dict]:
     """Read and validate the short-video captioning set (``GT`` is the reference caption)."""
-    data = data or benchmark_data(NAME)
-    path, rows = _rows(data, "short_caption")
+    data = data or benchmark_data(NAME, needs=needs("short_caption"))
+    # The official get_captioning_score.py reads only idx, video_name and GT: no source field needed.
+    path, rows = _rows(data, "short_caption", source_required=False)
     bad = [r["idx"] for r in rows if not isinstance(r["GT"], str) or not r["GT"].strip()]
     if bad:
         raise DataError(f"{path}: GT must be the reference caption (a non-empty string); not so for {bad[:5]}.")
@@ -266,7 +279,7 @@ def load_caption_docs(data: BenchmarkData | None = None) -> list[dict]:
             "gold": r["GT"],
             "parser": "",  # free text: no answer parser
             "videos": [str(videos[r["video_name"]])],
-            "categories": [source_of(r)],
+            "categories": [source_of(r)] if source_of(r) else [],
             "source": source_of(r),
             "part": "short_caption",
         }

@@ -5,12 +5,15 @@ Layout (HF ``BaiqiL/TimeBlind``): ``data.jsonl`` rows ``{"index", "video_path", 
 optionally ``tags.json`` (``{tag: [row indices]}``, from the official GitHub repo).
 
 Gold is positional, as in the official scorer: ``index // 4`` is the instance and ``index % 4``
-the trial (q0 v0, q0 v1, q1 v0, q1 v1) with gold yes,no,no,yes (A,B,B,A). The loader checks
-that the ``answer`` field agrees and stops if it does not.
+the trial (q0 v0, q0 v1, q1 v0, q1 v1) with gold yes,no,no,yes (A,B,B,A). The ``answer`` field
+is only checked: a disagreement is one warning (the count and the first rows), or a stop with
+``TEMPORAL_TASKS_STRICT=1``. Structural problems (missing trials, mixed types, duplicate indices,
+missing videos) always stop.
 """
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,14 +21,16 @@ from temporal_tasks.data import (
     BenchmarkData,
     DataError,
     benchmark_data,
+    cache_dir,
     check_files_exist,
     check_unique,
+    fetch_json_once,
     read_json,
     read_jsonl,
     require_fields,
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
-from temporal_tasks.log import logger, warn_once
+from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import get_parser
 from temporal_tasks.scoring import make_aggregators, slug, table_invalid_rate
 
@@ -35,6 +40,11 @@ GOLD = {"yes_no": ("yes", "no", "no", "yes"), "multiple_choice": ("A", "B", "B",
 SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
 PARSER = {"yes_no": "timeblind_yes_no", "multiple_choice": "timeblind_mc"}
 FIELDS = ("index", "video_path", "question", "answer", "type")
+ENV_STRICT = "TEMPORAL_TASKS_STRICT"
+NEEDS = ("data.jsonl", "tags.json", "videos/*")  # what an online run downloads (allow_patterns)
+ENV_TAGS = "TEMPORAL_TASKS_TIMEBLIND_TAGS"
+# tags.json is in the official GitHub repo, not on the Hub (specs/hub_layouts.md); HEAD = its default branch.
+TAGS_URL = "https://raw.githubusercontent.com/Baiqi-Li/TimeBlind/HEAD/tags.json"
 
 # 11 fine-grained and 3 coarse tags of the official tags.json (metric keys use their slugs).
 KNOWN_TAGS = (
@@ -62,6 +72,39 @@ def _video_relpath(video_path: str) -> str:
     return path[len("TimeBlind/") :] if path.startswith("TimeBlind/") else path
 
 
+def tags_file(data: BenchmarkData) -> Path | None:
+    """tags.json beside data.jsonl, else ``$TEMPORAL_TASKS_TIMEBLIND_TAGS``, else (online) the official one, cached."""
+    beside = data.file("tags.json", required=False)
+    if beside is not None:
+        return beside
+    env = os.environ.get(ENV_TAGS, "").strip()
+    if env:
+        path = Path(env).expanduser()
+        if path.is_file():
+            return path
+        warn_once(f"timeblind: {ENV_TAGS}={env} is not a file.")
+    if data.offline:
+        return None
+    return fetch_json_once(TAGS_URL, cache_dir() / NAME / "tags.json")
+
+
+def load_tags(data: BenchmarkData, n_rows: int) -> dict[int, list[str]]:
+    """``{row index: [tags]}``, or ``{}`` with one warning line; never stops the run (tags only add keys)."""
+    path = tags_file(data)
+    if path is not None:
+        try:
+            return _tags_by_row(path, n_rows)
+        except DataError as exc:
+            problem = str(exc)
+    else:
+        problem = f"no tags.json beside {data.root / 'data.jsonl'}" + ("" if data.offline else f" nor at {TAGS_URL}")
+    warn_once(
+        f"timeblind: {problem}; the per-category keys instance_acc_<tag> are off. To turn them on, put tags.json "
+        f"from github.com/Baiqi-Li/TimeBlind beside data.jsonl or set {ENV_TAGS}=/path/to/tags.json."
+    )
+    return {}
+
+
 def _tags_by_row(path: Path, n_rows: int) -> dict[int, list[str]]:
     raw = read_json(path)
     if not isinstance(raw, dict):
@@ -81,9 +124,33 @@ def _tags_by_row(path: Path, n_rows: int) -> dict[int, list[str]]:
     return by_row
 
 
+def strict() -> bool:
+    """``TEMPORAL_TASKS_STRICT=1``: stop on data the official scorer tolerates (e.g. ``answer`` vs. position)."""
+    return os.environ.get(ENV_STRICT, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _report_disagreement(ann: Path, disagree: list[tuple[int, str]]) -> None:
+    # The official scorer never reads `answer`: gold is positional. A real instance with two identical
+    # questions makes the two disagree, so this is a warning unless the user asked for strictness.
+    shown = "\n  ".join(text for _, text in disagree[:20])
+    head = (
+        f"{ann}: the 'answer' field disagrees with the positional gold of the official scorer in "
+        f"{len(disagree)} row(s):\n  {shown}"
+    )
+    if strict():
+        raise DataError(
+            f"{head}\nFix: restore the official row order (index//4 = instance, index%4 = q0v0,q0v1,q1v0,q1v1) or "
+            f"re-download data.jsonl; or unset {ENV_STRICT} to score with the positional gold like the official scorer."
+        )
+    warn_once(
+        f"{head}\nScoring uses the positional gold, exactly as the official scorer (which never reads 'answer'); "
+        f"set {ENV_STRICT}=1 to stop instead."
+    )
+
+
 def load_docs(data: BenchmarkData | None = None) -> list[dict]:
-    """Read and validate TimeBlind into our doc schema (stops on any inconsistency)."""
-    data = data or benchmark_data(NAME)
+    """Read and validate TimeBlind into our doc schema (stops on any structural inconsistency)."""
+    data = data or benchmark_data(NAME, needs=NEEDS)
     ann = data.file("data.jsonl")
     rows = read_jsonl(ann)
     if not rows:
@@ -109,28 +176,18 @@ def load_docs(data: BenchmarkData | None = None) -> list[dict]:
 
     disagree = []
     for row in rows:
+        if len({r["type"] for r in groups[row["index"] // 4]}) != 1:
+            raise DataError(f"{ann}: instance {row['index'] // 4} mixes question types.")
         kind, role = row["type"], row["index"] % 4
         gold = GOLD[kind][role]
         stated = get_parser(PARSER[kind]).parse(str(row["answer"]), "robust")
         if stated != gold:
-            disagree.append(
-                f"index {row['index']} ({kind}, trial {ROLES[role]}): answer {row['answer']!r}, "
-                f"position implies {gold!r}"
-            )
-        if len({r["type"] for r in groups[row["index"] // 4]}) != 1:
-            raise DataError(f"{ann}: instance {row['index'] // 4} mixes question types.")
+            text = f"index {row['index']} ({kind}, trial {ROLES[role]}): answer {row['answer']!r}"
+            disagree.append((row["index"], f"{text}, position implies {gold!r}"))
     if disagree:
-        shown = "\n  ".join(disagree[:20])
-        raise DataError(
-            f"{ann}: the 'answer' field disagrees with the positional gold of the official scorer in "
-            f"{len(disagree)} row(s):\n  {shown}\nFix: restore the official row order (index//4 = instance, "
-            "index%4 = q0v0,q0v1,q1v0,q1v1) or re-download data.jsonl."
-        )
+        _report_disagreement(ann, sorted(disagree))
 
-    tags_path = data.file("tags.json", required=False)
-    tags = _tags_by_row(tags_path, max(r["index"] for r in rows) + 1) if tags_path else {}
-    if not tags_path:
-        logger.info(f"timeblind: no tags.json in {data.root}; per-category metrics are not reported.")
+    tags = load_tags(data, max(r["index"] for r in rows) + 1)
 
     videos = {r["index"]: data.root / _video_relpath(r["video_path"]) for r in rows}
     check_files_exist(

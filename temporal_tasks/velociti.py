@@ -52,6 +52,7 @@ ALL_TESTS = (CONTROL, *TESTS)
 V1_TESTS = ("agent_iden", "action_mod", "sequence", "ivat")
 VIDEO_ZIP = "velociti_videos.zip"
 VIDEO_DIR = "velociti_videos"
+NEEDS = ("*.parquet", VIDEO_ZIP)  # what an online run downloads (allow_patterns; `*` crosses folders: data/)
 
 # Official CVPR prompts (vidllm_eval.py), verbatim; the entailment one ends with a space.
 ENTAIL_PROMPT = (
@@ -190,7 +191,7 @@ def _event(value: Any) -> str:
 
 def load_rows(data: BenchmarkData | None = None) -> list[dict]:
     """Validated rows ``{row, video_id, test_name, event, pos, neg, in_subset, video}`` in table order."""
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=NEEDS)
     raw, where = read_annotations(data)
     rows = []
     unknown: Counter = Counter()

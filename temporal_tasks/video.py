@@ -40,8 +40,11 @@ __all__ = [
     "build_paired_video",
     "build_paired_videos",
     "cached_paired_video",
+    "fps_indices",
     "paired_cache_path",
     "paired_layout",
+    "read_frames",
+    "read_frames_with_metadata",
     "uniform_indices",
     "num_frames_from_env",
 ]
@@ -99,6 +102,9 @@ def uniform_indices(total: int, k: int) -> np.ndarray:
 class _Clip:
     frames: np.ndarray  # (k, H, W, 3) uint8
     duration: float  # seconds
+    indices: tuple[int, ...] = ()  # the sampled frame numbers
+    total: int = 0  # frames in the file
+    native_fps: float = 0.0  # the file's frame rate (0 if unknown)
 
 
 _frame_cache: OrderedDict[tuple, _Clip] = OrderedDict()
@@ -110,8 +116,39 @@ def _file_key(path: Path) -> tuple[str, int, int]:
     return (str(path.resolve()), st.st_size, st.st_mtime_ns)
 
 
-def _sample_clip(path: Path, k: int) -> _Clip:
-    """The clip's ``k`` uniformly sampled frames, memoised (each clip serves two questions)."""
+Sampling = int | tuple[str, float]
+"""How to pick frames: ``k`` uniformly spaced frames, or ``("fps", f)`` (one frame mid-way through each ``1/f`` s)."""
+
+
+def fps_indices(total: int, native_fps: float, fps: float) -> np.ndarray:
+    """VELOCITI's sampler (``utils/clip_utils.process_video``): one frame at the middle of each ``1/fps`` seconds.
+
+    Times ``t = (i + 0.5) / fps`` for every whole interval of the clip, frame ``int(t * round(native_fps))``
+    (the official code rounds the native rate); a 10 s clip at ``fps=1`` gives 10 frames, at t = 0.5, …, 9.5 s.
+    A clip shorter than one interval gives its middle frame. Without a usable native rate, ``total`` frames
+    are taken as one second.
+    """
+    if total <= 0:
+        raise ValueError("a clip with no frames cannot be sampled")
+    if fps <= 0:
+        raise ValueError(f"fps={fps}: must be positive")
+    rate = round(native_fps) if native_fps and native_fps > 0 else total
+    rate = max(rate, 1)
+    n = int(total / rate * fps + 1e-9)
+    if n == 0:
+        return np.array([(total - 1) // 2], dtype=np.int64)
+    t = (np.arange(n) + 0.5) / fps
+    return np.minimum((t * rate).astype(np.int64), total - 1)
+
+
+def _indices(total: int, native_fps: float, how: Sampling) -> np.ndarray:
+    if isinstance(how, tuple):
+        return fps_indices(total, native_fps, how[1])
+    return uniform_indices(total, how)
+
+
+def _sample_clip(path: Path, k: Sampling) -> _Clip:
+    """The clip's frames sampled as ``k`` says (see :data:`Sampling`), memoised (each clip serves two questions)."""
     key = (*_file_key(path), k)
     with _frame_lock:
         hit = _frame_cache.get(key)
@@ -128,7 +165,43 @@ def _sample_clip(path: Path, k: int) -> _Clip:
     return clip
 
 
-def _decode_decord(path: Path, k: int) -> _Clip | None:
+def decode_check(path: str | os.PathLike, k: int = 2) -> int:
+    """Decode ``k`` frames of ``path`` as a run would; raises if the container is unreadable. Returns k."""
+    return len(_sample_clip(Path(path), k).frames)
+
+
+def read_frames(path: str | os.PathLike, num_frames: int | None = None, fps: float | None = None) -> np.ndarray:
+    """Decoded RGB frames ``(T, H, W, 3)`` uint8 of one video: ``fps`` (VELOCITI's mid-interval sampler) when
+    given, else ``num_frames`` uniformly spaced frames, first and last included (:func:`uniform_indices`).
+
+    Shared by the models of this package so every one of them sees the frames the docs describe.
+    """
+    return read_frames_with_metadata(path, num_frames, fps)[0]
+
+
+def read_frames_with_metadata(
+    path: str | os.PathLike, num_frames: int | None = None, fps: float | None = None
+) -> tuple[np.ndarray, dict]:
+    """:func:`read_frames` plus Hugging Face ``VideoMetadata`` fields (``total_num_frames``, ``fps``,
+    ``frames_indices``, ``duration``), so processors that encode time (Qwen2.5-VL's ``second_per_grid_ts``)
+    know the real spacing of the frames."""
+    if fps is not None and fps > 0:
+        how: Sampling = ("fps", float(fps))
+    elif num_frames is not None and num_frames > 0:
+        how = int(num_frames)
+    else:
+        raise ValueError(f"read_frames: pass num_frames >= 1 or fps > 0 (got num_frames={num_frames}, fps={fps})")
+    clip = _sample_clip(Path(path), how)
+    meta = {
+        "total_num_frames": clip.total,
+        "fps": clip.native_fps or None,
+        "frames_indices": list(clip.indices),
+        "duration": clip.duration,
+    }
+    return clip.frames, meta
+
+
+def _decode_decord(path: Path, k: Sampling) -> _Clip | None:
     try:
         import decord
     except ImportError:
@@ -137,15 +210,16 @@ def _decode_decord(path: Path, k: int) -> _Clip | None:
         reader = decord.VideoReader(str(path), ctx=decord.cpu(0), num_threads=1)
         total = len(reader)
         fps = float(reader.get_avg_fps() or 0.0)
-        idx = uniform_indices(total, k)
+        idx = _indices(total, fps, k)
         # get_batch seeks to the key frame before each needed frame; nothing else is converted.
         frames = reader.get_batch(idx.tolist()).asnumpy()
     except Exception:  # decord fails on some containers; PyAV reads them
         return None
-    return _Clip(np.ascontiguousarray(frames), total / fps if fps > 0 else float(total))
+    duration = total / fps if fps > 0 else float(total)
+    return _Clip(np.ascontiguousarray(frames), duration, tuple(idx.tolist()), total, fps)
 
 
-def _decode_pyav(path: Path, k: int) -> _Clip:
+def _decode_pyav(path: Path, k: Sampling) -> _Clip:
     import av
 
     with av.open(str(path)) as container:
@@ -156,12 +230,14 @@ def _decode_pyav(path: Path, k: int) -> _Clip:
             container.seek(0)
         if not total:
             raise ValueError(f"{path}: no video frames")
-        idx = uniform_indices(total, k)
+        rate = float(stream.average_rate or stream.guessed_rate or 0)
+        idx = _indices(total, rate, k)
+        n_out = len(idx)
         wanted: dict[int, list[int]] = {}
         for pos, frame_no in enumerate(idx.tolist()):
             wanted.setdefault(frame_no, []).append(pos)
         last = int(idx.max())
-        frames: list[np.ndarray | None] = [None] * k
+        frames: list[np.ndarray | None] = [None] * n_out
         seen = None
         for n, frame in enumerate(container.decode(stream)):
             # one sequential pass; frames not needed are never converted to RGB
@@ -173,13 +249,13 @@ def _decode_pyav(path: Path, k: int) -> _Clip:
             if n >= last:
                 break
         # a header frame count can exceed what decodes: reuse the last decoded frame
-        for pos in range(k):
+        for pos in range(n_out):
             if frames[pos] is None:
                 if seen is None:
                     raise ValueError(f"{path}: no frame could be decoded")
                 frames[pos] = seen
-        rate = float(stream.average_rate or stream.guessed_rate or 0)
-    return _Clip(np.stack(frames), total / rate if rate > 0 else float(total))
+    duration = total / rate if rate > 0 else float(total)
+    return _Clip(np.stack(frames), duration, tuple(idx.tolist()), total, rate)
 
 
 # --------------------------------------------------------------------------- frames

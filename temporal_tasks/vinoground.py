@@ -74,6 +74,17 @@ _IDX = re.compile(r"^\s*(\d+)_(pos|neg)\s*$")
 _SPACES = re.compile(r"\s+")
 
 
+def needs(variant: str) -> list[str]:
+    """The repo files a variant reads (online ``allow_patterns``): the CSV, its JSONs and the archives it shows."""
+    kinds = VARIANTS[variant][0]
+    files = [CSV_NAME, *([TEXT_JSON] if "text" in kinds else []), *([VIDEO_JSON] if "video" in kinds else [])]
+    if variant != "text_blind":  # single clips: text questions and the paired videos are built from them
+        files.append(CLIPS_ZIP)
+    if variant == "official":  # the official pre-built two-clip videos
+        files.append(CONCAT_ZIP)
+    return files
+
+
 def metric_keys(variant: str) -> tuple[list[str], list[str]]:
     """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns."""
     scores = VARIANTS[variant][1]
@@ -204,7 +215,7 @@ def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list
     if variant not in VARIANTS:
         raise ValueError(f"unknown Vinoground variant {variant!r}; known: {sorted(VARIANTS)}")
     kinds, _scores = VARIANTS[variant]
-    data = data or benchmark_data(NAME)
+    data = data or benchmark_data(NAME, needs=needs(variant))
     pairs = _read_csv(data.file(CSV_NAME))
 
     root_only = [data.root]

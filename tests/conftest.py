@@ -112,3 +112,14 @@ def lmms_eval(fixture_root, cache_root, tmp_path):
         return run_
 
     return run
+
+
+@pytest.fixture
+def warnings_seen():
+    """Warning lines our loguru logger writes while the test runs."""
+    from temporal_tasks.log import logger
+
+    lines: list[str] = []
+    sink = logger.add(lambda msg: lines.append(str(msg)), level="WARNING", format="{message}")
+    yield lines
+    logger.remove(sink)

@@ -170,6 +170,19 @@ def test_source_key_missing_is_a_clear_error(copy):
         tb.load_qa("short_qa")
 
 
+def _caption_without_source(copy) -> None:
+    keep = ("idx", "video_name", "question", "GT")  # all the official get_captioning_score.py needs
+    _edit(copy, "short_caption", lambda rows: [{k: r[k] for k in keep} for r in rows])
+
+
+def test_caption_rows_need_no_source_field(copy):
+    _caption_without_source(copy)
+    captions = tb.load_caption_docs()
+    assert len(captions) == 3 and {c["source"] for c in captions} == {""}
+    assert all(c["categories"] == [] for c in captions)
+    assert captions[0]["gold"] == "A red square moves from the left edge to the right edge."
+
+
 def test_dataset_key_wins_over_source_dataset(copy):
     _edit(copy, "long_qa", lambda rows: [dict(r, dataset="EgoExo4D") for r in rows])
     assert {d["source"] for d in tb.load_qa("long_qa")} == {"EgoExo4D"}
@@ -398,6 +411,21 @@ def test_cli_caption_sim_offline_on_cpu(lmms_eval, fixture_root):
     assert 100 / 3 < got < 80.0
     config = run.results["configs"]["temporalbench_caption_sim"]["generation_kwargs"]
     assert config["max_new_tokens"] >= 512
+
+
+@pytest.mark.slow
+@needs_caption_model
+def test_cli_caption_sim_runs_without_source_field(lmms_eval, fixture_root, tmp_path, monkeypatch):
+    shutil.copytree(fixture_root / "temporalbench", tmp_path / "data" / "temporalbench")
+    _caption_without_source(tmp_path / "data" / "temporalbench")
+    rows = _rows(tmp_path / "data", "short_caption")
+    assert all(set(r) == {"idx", "video_name", "question", "GT"} for r in rows)
+    answers = {r["idx"]: r["GT"] for r in rows}
+    run = lmms_eval(
+        "temporalbench_caption_sim", responses=answers, data_dir=tmp_path / "data",
+        env={"CUDA_VISIBLE_DEVICES": "", tb.ENV_CAPTION_DEVICE: "cpu", "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    assert run.metrics("temporalbench_caption_sim")["caption_sim"] == pytest.approx(100.0, abs=1e-3)
 
 
 def test_rescore_reproduces_and_reparses(offline_env, monkeypatch):

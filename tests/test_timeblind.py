@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from collections import defaultdict
 from pathlib import Path
@@ -145,13 +146,38 @@ def test_missing_field(broken_copy):
         timeblind.load_docs()
 
 
-def test_gold_disagreeing_with_roles(broken_copy):
-    def swap(rows):
-        rows[1]["answer"], rows[2]["answer"] = "yes", "yes"
+def _swap_answers(rows):
+    rows[1]["answer"], rows[2]["answer"] = "yes", "yes"
+    return rows
+
+
+def test_gold_disagreeing_with_answer_warns_and_scores_positionally(broken_copy, monkeypatch, warnings_seen):
+    monkeypatch.delenv("TEMPORAL_TASKS_STRICT", raising=False)
+    _rewrite(broken_copy, _swap_answers)
+    docs = timeblind.load_docs()
+    assert len(docs) == 16
+    assert [d["gold"] for d in docs[:4]] == ["yes", "no", "no", "yes"]  # the position wins, as officially
+    text = "".join(warnings_seen)
+    assert re.search(r"(?s)disagrees with the positional gold.*2 row\(s\).*index 1 .*index 2 ", text), text
+    assert "TEMPORAL_TASKS_STRICT=1" in text
+    timeblind.load_docs()  # a second load does not repeat the warning
+    assert "".join(warnings_seen).count("disagrees with the positional gold") == 1
+
+
+def test_gold_disagreeing_with_answer_stops_when_strict(broken_copy, monkeypatch):
+    monkeypatch.setenv("TEMPORAL_TASKS_STRICT", "1")
+    _rewrite(broken_copy, _swap_answers)
+    with pytest.raises(DataError, match=r"(?s)disagrees with the positional gold.*2 row\(s\).*index 1 .*index 2 "):
+        timeblind.load_docs()
+
+
+def test_mixed_types_still_stop(broken_copy):
+    def mix(rows):
+        rows[1]["type"], rows[1]["answer"] = "multiple_choice", "B"
         return rows
 
-    _rewrite(broken_copy, swap)
-    with pytest.raises(DataError, match=r"(?s)disagrees with the positional gold.*2 row\(s\).*index 1 .*index 2 "):
+    _rewrite(broken_copy, mix)
+    with pytest.raises(DataError, match=r"instance 0 mixes question types"):
         timeblind.load_docs()
 
 
@@ -233,6 +259,29 @@ def _rows_from_samples(run) -> list[dict]:
         {"index": int(s["instance_acc"]["question_id"]), "type": "yes_no" if s["target"] in ("yes", "no") else "mc"}
         for s in run.samples["timeblind_iacc"]
     ]
+
+
+@pytest.mark.slow
+def test_cli_flipped_answer_runs_and_equals_official_scorer(lmms_eval, fixture_root, tmp_path):
+    # One row's `answer` disagrees with its position (as with a real instance whose two questions
+    # are identical): the official scorer never reads it, so neither do we; the run ends with exit 0.
+    shutil.copytree(fixture_root / "timeblind", tmp_path / "data" / "timeblind")
+
+    def flip(rows):
+        rows[6]["answer"] = "yes"  # position 6 % 4 = 2 (q1_v0): gold 'no'
+        return rows
+
+    _rewrite(tmp_path / "data" / "timeblind", flip)
+    run = lmms_eval("timeblind_iacc", responses=CLEAN, data_dir=tmp_path / "data",
+                    env={"TEMPORAL_TASKS_PARSER": "official", "TEMPORAL_TASKS_STRICT": "0"})  # fmt: skip
+    assert run.returncode == 0
+    got = run.metrics("timeblind_iacc")
+    rows = _rows(tmp_path / "data")
+    expected = official_get_scores(official_labels(rows, CLEAN, "official"))
+    for metric, value in expected.items():
+        assert got[metric] == pytest.approx(value), metric
+    assert got["instance_acc"] == CLEAN_EXPECTED["instance_acc"]  # the flipped field changes nothing
+    assert "disagrees with the positional gold" in run.output and "index 6 (yes_no, trial q1_v0)" in run.output
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
-"""Build tiny, randomly initialised Qwen2-VL / Qwen2.5-VL checkpoints offline (a few seconds on CPU).
+"""Build tiny, randomly initialised Qwen2-VL / Qwen2.5-VL / LLaVA-OneVision checkpoints offline (seconds on CPU).
 
-They exercise lmms-eval's real model code paths: ``qwen2_vl`` (simple) and ``qwen2_5_vl`` (chat).
-Their answers are noise, so tests on them assert structure, never values.
+They exercise lmms-eval's real model code paths: ``qwen2_vl`` (simple) and ``qwen2_5_vl`` (chat), and our
+``first_token_prob`` (Qwen2-VL and LLaVA-OneVision-hf). Their answers are noise, so tests on them assert
+structure, or compare against an independent forward pass of the same checkpoint, never fixed values.
 """
 
 from __future__ import annotations
@@ -89,6 +90,59 @@ def build(out: Path, version: str = "2") -> Path:
     )  # fmt: skip
     torch.manual_seed(0)
     model = model_cls(config).eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    hf_tok.save_pretrained(out)
+    return out
+
+
+LLAVA_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for content in message['content'] %}"
+    "{% if content['type'] == 'image' %}<image>\n{% elif content['type'] == 'video' %}<video>\n"
+    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def build_llava_onevision(out: Path) -> Path:
+    """Write a tiny LLaVA-OneVision-hf checkpoint (SigLIP tower, Qwen2 language model) to ``out``."""
+    import torch
+    from transformers import (
+        LlavaOnevisionConfig,
+        LlavaOnevisionForConditionalGeneration,
+        LlavaOnevisionImageProcessor,
+        LlavaOnevisionProcessor,
+        LlavaOnevisionVideoProcessor,
+    )
+
+    hf_tok = _tokenizer()
+    hf_tok.add_special_tokens({"additional_special_tokens": ["<image>", "<video>"]})
+    hf_tok.chat_template = LLAVA_TEMPLATE
+    ids = {t: hf_tok.convert_tokens_to_ids(t) for t in (*SPECIALS, "<image>", "<video>")}
+    size, patch = 28, 14  # 2x2 patches per frame, pooled to 1 token (+1 newline per video)
+    config = LlavaOnevisionConfig(
+        vision_config={"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": size, "patch_size": patch},
+        text_config={"model_type": "qwen2", "vocab_size": len(hf_tok), "hidden_size": 64, "intermediate_size": 128,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 4096, "bos_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"]},
+        image_token_index=ids["<image>"], video_token_index=ids["<video>"],
+        vision_feature_select_strategy="full", vision_feature_layer=-1,
+        image_grid_pinpoints=[[size, size]], tie_word_embeddings=True,
+    )  # fmt: skip
+    square = {"height": size, "width": size}
+    image_processor = LlavaOnevisionImageProcessor(size=square, crop_size=square, image_grid_pinpoints=[[size, size]])
+    video_processor = LlavaOnevisionVideoProcessor(size=square)
+    processor = LlavaOnevisionProcessor(
+        image_processor=image_processor, tokenizer=hf_tok, video_processor=video_processor,
+        num_image_tokens=(size // patch) ** 2, vision_feature_select_strategy="full", chat_template=LLAVA_TEMPLATE,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = LlavaOnevisionForConditionalGeneration(config).eval()
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     processor.save_pretrained(out)

@@ -1,0 +1,236 @@
+"""Online mode: each task downloads only the files it needs (a fake ``snapshot_download``, no network)."""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import data, temporalbench, timeblind, velociti, vinoground
+from temporal_tasks.data import DataError
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+REPO_BENCH = {repo: bench for bench, repo in data.HF_REPOS.items()}
+
+
+class FakeHub:
+    """Records every ``snapshot_download`` call and serves the matching fixture files into a snapshot folder."""
+
+    def __init__(self, source: Path, hub: Path) -> None:
+        self.source, self.hub = source, hub
+        self.calls: list[dict] = []
+
+    def __call__(self, **kwargs) -> str:
+        self.calls.append(kwargs)
+        bench = REPO_BENCH[kwargs["repo_id"]]
+        snap = self.hub / bench / "snapshots" / COMMIT
+        snap.mkdir(parents=True, exist_ok=True)
+        patterns = kwargs.get("allow_patterns")
+        for f in sorted((self.source / bench).rglob("*")):
+            rel = f.relative_to(self.source / bench).as_posix()
+            # huggingface_hub filters with fnmatch, where `*` also crosses `/`
+            if f.is_file() and (patterns is None or any(fnmatch.fnmatch(rel, p) for p in patterns)):
+                (snap / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, snap / rel)
+        return str(snap)
+
+    def patterns(self) -> list[list[str] | None]:
+        return [c.get("allow_patterns") for c in self.calls]
+
+    def files(self, bench: str) -> set[str]:
+        snap = self.hub / bench / "snapshots" / COMMIT
+        return {p.relative_to(snap).as_posix() for p in snap.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def hub(fixture_root, tmp_path, monkeypatch) -> FakeHub:
+    import huggingface_hub
+
+    fake = FakeHub(fixture_root, tmp_path / "hub")
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake)
+    monkeypatch.setattr(data, "_fetched", {})
+    monkeypatch.delenv("TEMPORAL_TASKS_DATA_DIR", raising=False)
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TEMPORAL_TASKS_TIMEBLIND_TAGS", raising=False)
+    return fake
+
+
+def _only_documented_kwargs(fake: FakeHub) -> None:
+    # resumable downloads and the progress bar are snapshot_download's defaults: nothing may turn them off
+    for call in fake.calls:
+        assert set(call) <= {"repo_id", "repo_type", "allow_patterns", "revision"}, call
+        assert call["repo_type"] == "dataset"
+
+
+TB_SHORT = ["temporalbench_short_qa.json", "short_video*"]
+TB_LONG = ["temporalbench_long_qa.json", "long_video*"]
+
+
+@pytest.mark.parametrize(
+    ("task", "load", "bench", "expected"),
+    [
+        ("timeblind_iacc", lambda: timeblind.load_docs(), "timeblind", ["data.jsonl", "tags.json", "videos/*"]),
+        ("vinoground_text", lambda: vinoground.load_docs(variant="text"), "vinoground",
+         ["vinoground.csv", "vinoground_textscore.json", "vinoground_videos.zip"]),
+        ("vinoground_video", lambda: vinoground.load_docs(variant="video"), "vinoground",
+         ["vinoground.csv", "vinoground_videoscore.json", "vinoground_videos.zip"]),
+        ("vinoground_group", lambda: vinoground.load_docs(variant="group"), "vinoground",
+         ["vinoground.csv", "vinoground_textscore.json", "vinoground_videoscore.json", "vinoground_videos.zip"]),
+        ("vinoground_group_official", lambda: vinoground.load_docs(variant="official"), "vinoground",
+         ["vinoground.csv", "vinoground_textscore.json", "vinoground_videoscore.json", "vinoground_videos.zip",
+          "vinoground_videos_concated.zip"]),
+        ("vinoground_text_blind", lambda: vinoground.load_docs(variant="text_blind"), "vinoground",
+         ["vinoground.csv", "vinoground_textscore.json"]),
+        ("temporalbench_short_mba", lambda: temporalbench.load_qa("short_qa"), "temporalbench", TB_SHORT),
+        ("temporalbench_long_mba", lambda: temporalbench.load_qa("long_qa"), "temporalbench", TB_LONG),
+        ("temporalbench_caption_sim", lambda: temporalbench.load_caption_docs(), "temporalbench",
+         ["temporalbench_short_caption.json", "short_video*"]),
+        ("velociti_strictvle", lambda: velociti.load_docs(kind="entail"), "velociti",
+         ["*.parquet", "velociti_videos.zip"]),
+    ],
+)  # fmt: skip
+def test_each_task_downloads_only_its_files(hub, task, load, bench, expected):
+    docs = load()
+    assert docs, task
+    assert hub.patterns() == [expected], task  # one call, with exactly these patterns
+    assert hub.calls[0]["repo_id"] == data.HF_REPOS[bench]
+    _only_documented_kwargs(hub)
+    got = hub.files(bench)
+    if task == "temporalbench_short_mba":
+        assert not any(f.startswith("long_video") for f in got) and "short_video.zip" in got
+    if task == "temporalbench_long_mba":
+        assert "short_video.zip" not in got and {"long_video_COIN.zip", "long_video_part_aa"} <= got
+    if task == "vinoground_text_blind":
+        assert not any(f.endswith(".zip") for f in got) and all(d["videos"] == [] for d in docs)
+    if task == "vinoground_text":
+        assert "vinoground_videos_concated.zip" not in got
+
+
+def test_the_mba_group_adds_the_long_files_to_the_same_snapshot(hub):
+    temporalbench.load_qa("short_qa")
+    temporalbench.load_qa("long_qa")
+    temporalbench.load_qa("short_qa")  # everything is here already: no third call
+    assert hub.patterns() == [TB_SHORT, TB_LONG]
+    assert "revision" not in hub.calls[0] and hub.calls[1]["revision"] == COMMIT  # pinned to the first snapshot
+
+
+def test_a_fallback_archive_is_fetched_when_the_root_json_is_absent(hub, fixture_root, tmp_path):
+    # A snapshot without the root text JSON: text_blind falls back to the copy inside the clip zip.
+    source = tmp_path / "source"
+    shutil.copytree(fixture_root / "vinoground", source / "vinoground")
+    (source / "vinoground" / "vinoground_textscore.json").unlink()
+    hub.source = source
+    docs = vinoground.load_docs(variant="text_blind")
+    assert len(docs) == 8
+    assert hub.patterns() == [["vinoground.csv", "vinoground_textscore.json"], ["vinoground_videos.zip"]]
+    assert hub.calls[1]["revision"] == COMMIT
+
+
+def test_a_failed_download_is_a_clear_error(hub, monkeypatch):
+    import huggingface_hub
+
+    def offline(**_kwargs):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
+    with pytest.raises(
+        DataError, match=r"velociti: downloading katha-ai-iiith/VELOCITI failed.*TEMPORAL_TASKS_DATA_DIR"
+    ):
+        velociti.load_rows()
+
+
+def test_offline_makes_no_call(hub, offline_env):
+    timeblind.load_docs()
+    vinoground.load_docs(variant="group")
+    assert hub.calls == []
+
+
+# ----------------------------------------------------------------------------- TimeBlind tags.json
+
+
+class FakeGitHub:
+    """Stands in for ``data.http_get``: records the URLs and serves one body (or raises)."""
+
+    def __init__(self, body: bytes | Exception) -> None:
+        self.body, self.urls = body, []
+
+    def __call__(self, url: str, timeout: float) -> bytes:
+        self.urls.append((url, timeout))
+        if isinstance(self.body, Exception):
+            raise self.body
+        return self.body
+
+
+@pytest.fixture
+def hub_without_tags(hub, fixture_root, tmp_path, monkeypatch):
+    """The Hub layout as it really is: no tags.json (it lives in the GitHub repo)."""
+    source = tmp_path / "source"
+    shutil.copytree(fixture_root / "timeblind", source / "timeblind")
+    (source / "timeblind" / "tags.json").unlink()
+    hub.source = source
+    monkeypatch.setattr(data, "_failed_urls", set())
+    return hub
+
+
+def _tag_keys(docs: list[dict]) -> set[str]:
+    return {c for d in docs for c in d["categories"]} - {"yes_no", "multiple_choice"}
+
+
+def test_online_tags_are_fetched_once_from_github(hub_without_tags, fixture_root, tmp_path, monkeypatch):
+    github = FakeGitHub((fixture_root / "timeblind" / "tags.json").read_bytes())
+    monkeypatch.setattr(data, "http_get", github)
+    docs = timeblind.load_docs()
+    assert "Direction" in docs[0]["categories"]
+    assert github.urls == [(timeblind.TAGS_URL, pytest.approx(10.0))]
+    assert "Baiqi-Li/TimeBlind" in timeblind.TAGS_URL
+    cached = tmp_path / "cache" / "timeblind" / "tags.json"
+    assert cached.is_file()
+    timeblind.load_docs()  # from the cache now
+    assert len(github.urls) == 1
+
+
+def test_tags_env_path_wins_over_github(hub_without_tags, fixture_root, monkeypatch):
+    github = FakeGitHub(OSError("must not be called"))
+    monkeypatch.setattr(data, "http_get", github)
+    monkeypatch.setenv("TEMPORAL_TASKS_TIMEBLIND_TAGS", str(fixture_root / "timeblind" / "tags.json"))
+    assert "Direction" in timeblind.load_docs()[0]["categories"]
+    assert github.urls == []
+
+
+@pytest.mark.parametrize("body", [OSError("network unreachable"), b"<html>login</html>"])
+def test_tags_unreachable_is_one_warning_never_a_failure(hub_without_tags, monkeypatch, warnings_seen, tmp_path, body):
+    github = FakeGitHub(body)
+    monkeypatch.setattr(data, "http_get", github)
+    docs = timeblind.load_docs()
+    timeblind.load_docs()
+    assert len(docs) == 16 and _tag_keys(docs) == set()
+    assert len(github.urls) == 1  # a failure is not retried in the same process
+    assert not (tmp_path / "cache" / "timeblind" / "tags.json").exists()  # an error page is never cached
+    text = [w for w in warnings_seen if "per-category keys" in w]
+    assert len(text) == 1 and "TEMPORAL_TASKS_TIMEBLIND_TAGS" in text[0] and "\n" not in text[0].strip()
+
+
+def test_offline_never_fetches_tags(broken_timeblind_copy, monkeypatch, warnings_seen):
+    github = FakeGitHub(OSError("must not be called"))
+    monkeypatch.setattr(data, "http_get", github)
+    (broken_timeblind_copy / "tags.json").unlink()
+    docs = timeblind.load_docs()
+    assert github.urls == [] and _tag_keys(docs) == set()
+    assert any("per-category keys instance_acc_<tag> are off" in w for w in warnings_seen)
+
+
+def test_malformed_tags_warn_and_run(broken_timeblind_copy, warnings_seen):
+    (broken_timeblind_copy / "tags.json").write_text('{"Direction": "not a list"}')
+    docs = timeblind.load_docs()
+    assert len(docs) == 16 and _tag_keys(docs) == set()
+    assert any("must map to a list" in w and "are off" in w for w in warnings_seen)
+
+
+@pytest.fixture
+def broken_timeblind_copy(fixture_root, tmp_path, monkeypatch):
+    shutil.copytree(fixture_root / "timeblind", tmp_path / "data" / "timeblind")
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("TEMPORAL_TASKS_TIMEBLIND_TAGS", raising=False)
+    return tmp_path / "data" / "timeblind"

@@ -1,0 +1,155 @@
+"""Full-size rehearsal: every benchmark at its real size through the real lmms-eval CLI (replay model).
+
+The expected numbers are computed here from the raw files and the replayed answers alone, by an
+independent transcription of each official scoring rule (no loader, no temporal_tasks scoring).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks.fixtures import write_fixtures
+from tests.test_timeblind import official_get_scores
+
+pytestmark = pytest.mark.slow
+
+TESTS7 = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
+
+
+@pytest.fixture(scope="module")
+def full_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("full")
+    start = time.perf_counter()
+    write_fixtures(root, full=True)
+    print(f"[full-size] fixtures written in {time.perf_counter() - start:.1f} s")
+    return root
+
+
+def _answer(rng: random.Random, gold: str, wrong: str, invalid: str | None = "") -> str:
+    """Mostly right, some wrong, a few unreadable (when ``invalid`` is given)."""
+    roll = rng.random()
+    if invalid is not None and roll < 0.05:
+        return invalid
+    return gold if roll < 0.75 else wrong
+
+
+def _close(got: dict, expected: dict) -> None:
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, abs=1e-9), key
+
+
+def _timed(lmms_eval, label: str, *args, **kwargs):
+    start = time.perf_counter()
+    run = lmms_eval(*args, **kwargs)
+    print(f"[full-size] {label}: {time.perf_counter() - start:.1f} s")
+    return run
+
+
+def test_timeblind_full_size(lmms_eval, full_root):
+    rows = [json.loads(x) for x in (full_root / "timeblind" / "data.jsonl").read_text().splitlines()]
+    assert len(rows) == 2400
+    rng = random.Random(1)
+    answers, labels = {}, {}
+    for r in rows:
+        gold = ("yes", "no", "no", "yes")[r["index"] % 4]
+        spoken = {"yes": ("Yes", "No"), "no": ("No", "Yes")}[gold]
+        if r["type"] == "multiple_choice":
+            spoken = {"Yes": "A", "No": "B"}[spoken[0]], {"Yes": "A", "No": "B"}[spoken[1]]
+        text = _answer(rng, *spoken)
+        answers[str(r["index"])] = text
+        labels[r["index"]] = {"Yes": 1, "A": 1, "No": 0, "B": 0}.get(text, -1)
+    run = _timed(lmms_eval, "timeblind_iacc", "timeblind_iacc", responses=answers, data_dir=full_root)
+    _close(run.metrics("timeblind_iacc"), official_get_scores(labels))
+
+
+def test_vinoground_full_size(lmms_eval, full_root):
+    root = full_root / "vinoground"
+    gold = {kind: {q["idx"]: q["GT"] for q in json.loads((root / f"vinoground_{kind}score.json").read_text())}
+            for kind in ("text", "video")}  # fmt: skip
+    rng = random.Random(2)
+    answers, right = {}, {}
+    for kind, items in gold.items():
+        for idx, gt in items.items():
+            text = _answer(rng, gt, "B" if gt == "A" else "A")
+            answers[f"{idx}_{kind}"] = text
+            right[(idx, kind)] = text[:1].upper() == gt  # official get_score_all.py: the first character
+    pairs = sorted({int(idx.split("_")[0]) for idx in gold["text"]})
+    assert len(pairs) == 500
+
+    def score(kinds) -> float:
+        ok = sum(all(right[(f"{i}_{s}", k)] for s in ("pos", "neg") for k in kinds) for i in pairs)
+        return 100.0 * ok / len(pairs)
+
+    run = _timed(lmms_eval, "vinoground_group_official", "vinoground_group_official", responses=answers,
+                 data_dir=full_root)  # fmt: skip
+    expected = {"text_score": score(["text"]), "video_score": score(["video"]), "group_score": score(["text", "video"])}
+    _close(run.metrics("vinoground_group_official"), expected)
+
+
+def _ba_mba(rows: list[dict], answers: dict[str, str]) -> dict[str, float]:
+    """Official get_qa_acc.py: BA over questions; MBA over videos whose questions are all right."""
+    by_video = defaultdict(list)
+    for r in rows:
+        by_video[r["video_name"]].append(answers[r["idx"]][:1].lower() == r["GT"].lower())
+    n = sum(len(v) for v in by_video.values())
+    return {
+        "binary_acc": 100.0 * sum(sum(v) for v in by_video.values()) / n,
+        "mba": 100.0 * sum(all(v) for v in by_video.values()) / len(by_video),
+    }
+
+
+def test_temporalbench_full_size(lmms_eval, full_root):
+    root = full_root / "temporalbench"
+    rng = random.Random(3)
+    answers, expected = {}, {}
+    for part in ("short", "long"):
+        rows = json.loads((root / f"temporalbench_{part}_qa.json").read_text())
+        for r in rows:
+            answers[r["idx"]] = _answer(rng, r["GT"], "B" if r["GT"] == "A" else "A", invalid=None)
+        expected[part] = _ba_mba(rows, answers)
+    assert len(answers) == 9867 + 5485
+    run = _timed(lmms_eval, "temporalbench_short_mba + long_mba", "temporalbench_short_mba,temporalbench_long_mba",
+                 responses=answers, data_dir=full_root)  # fmt: skip
+    _close(run.metrics("temporalbench_short_mba"), expected["short"])
+    _close(run.metrics("temporalbench_long_mba"), expected["long"])
+
+
+def test_velociti_full_size(lmms_eval, full_root):
+    import pandas as pd
+
+    table = pd.read_parquet(full_root / "velociti" / "test-data.parquet")
+    assert len(table) == 8792
+    rng = random.Random(4)
+    answers, right = {}, defaultdict(list)
+    for row, test in enumerate(table["test_name"]):
+        pos, neg = _answer(rng, "Yes", "No", invalid=None), _answer(rng, "No", "Yes", invalid=None)
+        answers[f"{row}_pos"], answers[f"{row}_neg"] = pos, neg
+        right[test].append(pos == "Yes" and neg == "No")  # StrictVLE: C+ entailed and C- not
+    per_test = {t: 100.0 * sum(v) / len(v) for t, v in right.items()}
+    run = _timed(lmms_eval, "velociti_strictvle", "velociti_strictvle", responses=answers, data_dir=full_root)
+    got = run.metrics("velociti_strictvle")
+    _close(
+        got, {"strict_vle": sum(per_test[t] for t in TESTS7) / 7, **{f"strict_vle_{t}": v for t, v in per_test.items()}}
+    )
+
+
+def test_check_data_on_the_full_copy_matches_every_published_count(full_root, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TEMPORAL_TASKS_DATA_DIR=str(full_root), TEMPORAL_TASKS_CACHE_DIR=str(tmp_path / "cache"))
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "temporal_tasks", "check-data"], env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    print(f"[full-size] check-data: {time.perf_counter() - start:.1f} s")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "differs" not in proc.stdout and "every present benchmark is ready" in proc.stdout
+    for what, count in (("rows", "2,400"), ("pairs", "500"), ("questions", "9,867"), ("captions", "1,891")):
+        assert any(ln.split()[:3] == [what, count, count] for ln in proc.stdout.splitlines()), what
