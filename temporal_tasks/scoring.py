@@ -121,6 +121,16 @@ def invalid_rate(groups: Groups) -> float:
     return percent(bad, n)
 
 
+def disagreement_rate(groups: Groups) -> float:
+    """Percent of scored questions whose robust and official readings differ (payloads with both readings)."""
+    n = differ = 0
+    for p in groups.payloads():
+        if "pred_robust" in p and "pred_official" in p:
+            n += 1
+            differ += p["pred_robust"] != p["pred_official"]
+    return percent(differ, n)
+
+
 def percent(numerator: int, denominator: int) -> float:
     """``100 * numerator / denominator``, or NaN when there is nothing to score."""
     return 100.0 * numerator / denominator if denominator else math.nan
