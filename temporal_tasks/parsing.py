@@ -281,41 +281,29 @@ def _hedged(text: str) -> bool:
 
 # "no" is an answer when it ends a clause or opens the answer before a comma/pronoun; as a
 # determiner ("no idea", "there is no dog") it is not.
-_YN_INTRO = re.compile(r"(?i)\b(?:answer\s+is|answer\s*:|verdict\s*:|prediction\s*:)\s*(yes|no)\b")
 _YN_WORD = re.compile(r"(?i)(?<![\w'])(yes|no)(?![\w'])")
 _NO_FOLLOWER = re.compile(
     r"(?i)\s*(?:$|[.,!?;:)\]\"'。，！？]|(?:and|but|or|the|it|there|this|that|he|she|they|i|because|since|as)\b)"
 )
 
 
-def _yes_no_assertions(text: str) -> list[tuple[str, int]]:
-    out = []
+def _yes_no_assertions(text: str) -> set[str]:
+    """The answers ``text`` asserts: every standalone "yes", and every "no" that is not a determiner."""
+    out = set()
     for m in _YN_WORD.finditer(text):
         word = m.group(1).lower()
-        if word == "no" and not _NO_FOLLOWER.match(text, m.end()):
-            continue
-        out.append((word, m.start()))
+        if word == "yes" or _NO_FOLLOWER.match(text, m.end()):
+            out.add(word)
     return out
 
 
-_LEADING_PUNCT = re.compile(r"^[\W_]*")
-
-
 def robust_yes_no(text: str, options: OptionPhrases = NO_OPTIONS) -> str | None:  # noqa: ARG001 - options are yes/no
-    """Yes/No by the robust rules: both asserted or a hedge without an explicit answer is unreadable."""
+    """Yes/No by the robust rules: exactly one of yes/no asserted; both, neither or a hedge is unreadable."""
     text = final_part(clean_answer(text))
-    if not text:
-        return None
-    said = _yes_no_assertions(text)
-    labels = {w for w, _pos in said}
+    labels = _yes_no_assertions(text)
     if len(labels) != 1:
         return None  # nothing asserted, or both yes and no ("Yes and no.", "Yes. No.")
-    label = labels.pop()
-    lead = _LEADING_PUNCT.match(text).end()
-    explicit = any(pos == lead for _w, pos in said) or _YN_INTRO.search(text) is not None
-    if not explicit and _hedged(text):
-        return None  # "not sure, maybe yes": a hedge, not an answer
-    return label
+    return labels.pop()
 
 
 # --------------------------------------------------------------------------- robust letters
@@ -383,13 +371,14 @@ def make_robust_letter(letters: str = "AB") -> RobustFn:
         m = rules.leading.match(text)
         if m and not is_article(text, m):
             strong.add(m.group(1).upper())
-        if len(strong) == 1:
-            return strong.pop()
-        if strong or _hedged(masked):
-            return None  # two different explicit labels, or a hedge/refusal
+        if strong:
+            return strong.pop() if len(strong) == 1 else None  # two different explicit labels: unreadable
+        # A lone capital letter elsewhere ("Both fit, but A", "I think B") is still the model's choice.
         weak = labels_of(rules.weak, masked)
         if weak:
             return weak.pop() if len(weak) == 1 else None
+        if _hedged(masked):
+            return None  # "not sure whether a man is waving", refusals
         return _single_option(found)
 
     return parse
