@@ -70,7 +70,7 @@ class Parser:
     official: OfficialFn
 
     def parse(self, text: object, mode: str | None = None, options: Any = None) -> str | None:
-        """Parse ``text`` in ``mode`` (default: the mode in force); ``options`` only informs ``robust``. Never raises."""
+        """Parse ``text`` in ``mode`` (default: the mode in force); ``options`` inform ``robust`` only. Never raises."""
         use = mode or parser_mode()
         if text is None:
             text = ""
@@ -132,13 +132,22 @@ def option(label: str, text: str = "", names: Sequence[str] = ()) -> dict:
 YES_NO_OPTIONS = (option("yes", "Yes"), option("no", "No"))
 
 
+_ARTICLES = frozenset(("a", "an", "the"))
+
+
 def option_keys(options: Sequence[Mapping[str, Any]] | None) -> list[list]:
-    """The compact, JSON-able form of ``options`` that payloads carry: ``[[label, words, digest], ...]``."""
+    """The compact, JSON-able form of ``options`` that payloads carry: ``[[label, words, digest], ...]``.
+
+    A leading article is dropped from each phrase, so "The man is waving" still echoes the
+    caption "a man is waving".
+    """
     out: list[list] = []
     for opt in options or ():
         label = str(opt.get("label", ""))
         for phrase in (opt.get("text") or "", *(opt.get("names") or ())):
             ws = words(str(phrase))
+            if len(ws) > 1 and ws[0] in _ARTICLES:
+                ws = ws[1:]
             if ws and label:
                 out.append([label, len(ws), _digest(ws)])
     return out
@@ -197,7 +206,8 @@ _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.I)
 _SPECIAL_TOKEN = re.compile(r"<\|[^|<>]{0,40}\|>")
 _MARKDOWN = re.compile(r"[*_`#>~]+")
-_SPACES = re.compile(r"\s+")
+_SPACES = re.compile(r"[^\S\n]+")
+_NEWLINES = re.compile(r"\s*\n\s*")
 # Rule 1: a final-answer marker; what follows the last one is the answer (答案 = "answer").
 _FINAL_MARKER = re.compile(r"(?i:\b(?:final\s+answer|answer)\b\s*(?:is\b\s*:?|[:=\-]))|答案\s*(?:是|为)?\s*:?")
 
@@ -214,7 +224,8 @@ def clean_answer(text: str) -> str:
         text = text[: opened.start()]
     text = _SPECIAL_TOKEN.sub(" ", text)
     text = _MARKDOWN.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
+    # Runs of spaces become one space; line breaks stay (a letter alone on the first line is a label).
+    return _NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()
 
 
 def final_part(text: str) -> str:
@@ -322,7 +333,7 @@ class _LetterRules:
     leading: re.Pattern
     weak: re.Pattern
     both: re.Pattern
-    follower: re.Pattern
+    follower: re.Pattern  # what makes a leading "A"/"a" the article; \x00 (a masked option text) is a word
 
 
 def _letter_rules(letters: str) -> _LetterRules:
@@ -335,12 +346,10 @@ def _letter_rules(letters: str) -> _LetterRules:
             rf"correct\s+(?:one|option|caption|answer|choice)\s+is|best\s+(?:option|caption|answer|choice)\s+is))"
             rf"\s*:?\s*[\(\[]?\s*({cls}){end}"
         ),
-        leading=re.compile(rf"^[\(\[]?({cls})(?:\s*[\)\]\.:,]|\s*$)"),
+        leading=re.compile(rf"^[\(\[]?({cls})(?:[ \t]*[\)\]\.:,\n]|\s*$)"),
         weak=re.compile(rf"(?<![^\W_])([{letters}]){end}"),
-        both=re.compile(
-            rf"(?i)(?<![^\W_])({cls})\s*(?:,|and|or|nor|&|/|\+)\s*(?:option\s*)?({cls}){end}"
-        ),
-        follower=re.compile(rf"\s+(?![^\W_]*(?:{_NOT_AFTER_ARTICLE})(?![^\W_]))[^\W\d_]"),
+        both=re.compile(rf"(?i)(?<![^\W_])({cls})\s*(?:,|and|or|nor|&|/|\+)\s*(?:option\s*)?({cls}){end}"),
+        follower=re.compile(rf"[ \t]+(?![^\W_]*(?:{_NOT_AFTER_ARTICLE})(?![^\W_]))(?:[^\W\d_]|\x00)"),
     )
 
 
@@ -348,9 +357,9 @@ def make_robust_letter(letters: str = "AB") -> RobustFn:
     """Build the robust, option-aware parser for the capital ``letters`` (e.g. ``"AB"``)."""
     rules = _letter_rules(letters)
 
-    def is_article(text: str, m: re.Match) -> bool:
+    def is_article(text: str, m: re.Match, group: int = 1) -> bool:
         # Rule 4: "A"/"a" followed by a space and a word is the English article.
-        return m.group(1) in "Aa" and rules.follower.match(text, m.end(1)) is not None
+        return m.group(group) in "Aa" and rules.follower.match(text, m.end(group)) is not None
 
     def labels_of(pattern: re.Pattern, text: str) -> set[str]:
         return {m.group(1).upper() for m in pattern.finditer(text) if not is_article(text, m)}
@@ -362,7 +371,10 @@ def make_robust_letter(letters: str = "AB") -> RobustFn:
         ws, spans = _word_spans(text)
         found = _option_matches(ws, options)
         masked = _masked(text, spans, found)
-        if any(m.group(1).upper() != m.group(2).upper() for m in rules.both.finditer(masked)):
+        if any(
+            m.group(1).upper() != m.group(2).upper() and not is_article(masked, m, 2)
+            for m in rules.both.finditer(masked)
+        ):
             return None  # "A or B", "A and B": both options asserted
         m = rules.bare.match(text)
         if m and not is_article(text, m):

@@ -78,7 +78,8 @@ _SPACES = re.compile(r"\s+")
 def metric_keys(variant: str) -> tuple[list[str], list[str]]:
     """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns."""
     scores = VARIANTS[variant][1]
-    headline = [*scores, "invalid_rate", "parse_disagreement", *(f"{m}_ci_{end}" for m in scores for end in ("low", "high"))]
+    cis = (f"{m}_ci_{end}" for m in scores for end in ("low", "high"))
+    headline = [*scores, "invalid_rate", "parse_disagreement", *cis]
     return headline, list(scores)
 
 
@@ -164,8 +165,22 @@ def _read_questions(path: Path, pairs: dict[int, dict], kind: str) -> dict[tuple
 
 # Names a person uses for the video-score options ("The second segment.").
 SEGMENT_NAMES = {
-    "first": ("first segment", "first video", "first clip", "first part", "before the black frame"),
-    "second": ("second segment", "second video", "second clip", "second part", "after the black frame"),
+    "first": (
+        "first segment",
+        "first video",
+        "first clip",
+        "first part",
+        "before the black frame",
+        "before black frame",
+    ),
+    "second": (
+        "second segment",
+        "second video",
+        "second clip",
+        "second part",
+        "after the black frame",
+        "after black frame",
+    ),
 }
 VIDEO_OPTIONS = ("First segment (before black frame)", "Second segment (after black frame)")
 

@@ -100,7 +100,7 @@ STRICT_ANSWERS = {
     "10_pos": "No", "10_neg": "No",  # wrong
     "3_pos": "Yes, I think so", "3_neg": "Nothing like that happens",  # robust: neg unreadable; official 'No' -> right
     "11_pos": "Yes", "11_neg": "No",  # right
-    "4_pos": "Yes", "4_neg": "No, the square does not jump. Yesterday it did.",  # robust right; official 'Yes' in 'Yesterday' -> dropped
+    "4_pos": "Yes", "4_neg": "No, it does not jump. Yesterday it did.",  # robust right; 'Yes'terday: official drops
     "12_pos": "**Yes**", "12_neg": "No",  # right in both
     "5_pos": "Yes", "5_neg": "No",  # right
     "13_pos": "Yes", "13_neg": "Nope",  # robust: 'Nope' unreadable -> wrong; official: contains 'No' -> right

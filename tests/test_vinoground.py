@@ -14,8 +14,8 @@ import pytest
 
 from temporal_tasks import tasks_dir, vinoground
 from temporal_tasks.data import DataError
-from temporal_tasks.harness import parse_disagreement
 from temporal_tasks.fixtures import vinoground as fx
+from temporal_tasks.harness import parse_disagreement
 from temporal_tasks.parsing import get_parser
 
 CATS = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
