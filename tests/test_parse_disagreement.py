@@ -1,0 +1,104 @@
+"""Both readings in every payload, the shared ``parse_disagreement`` aggregation, and its wiring in every task."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from temporal_tasks.cli import our_tasks
+from temporal_tasks.harness import make_payload, parse_disagreement
+from temporal_tasks.parsing import option
+from temporal_tasks.rescore import reparse, task_config
+
+TEXT_OPTIONS = [option("A", "a woman talks to a man"), option("B", "a man is waving")]
+
+GENERATE_TASKS = {
+    "timeblind_iacc", "vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video",
+    "vinoground_text_blind", "temporalbench_short_mba", "temporalbench_long_mba", "velociti_strictvle",
+    "velociti_strictvle_subset", "velociti_mc", "velociti_mc_subset",
+}  # fmt: skip
+
+
+def _doc(group: str, role: str, size: int, gold: str = "B") -> dict:
+    return {
+        "question_id": f"{group}_{role}",
+        "group_id": group,
+        "role": role,
+        "group_size": size,
+        "gold": gold,
+        "parser": "first_char_ab",
+        "options": TEXT_OPTIONS,
+        "categories": [],
+    }
+
+
+# Group g1 (4 questions), by hand:       robust  official  differ
+ANSWERS_G1 = {
+    "r0": "A man is waving",  # B       A         yes (caption echo)
+    "r1": "B",  #                          B       B         no
+    "r2": "(A)",  #                        A       None      yes
+    "r3": "",  #                           None    None      no (both unreadable)
+}
+# Group g2 (2 questions): "Both" -> robust None, official B (differ); "b" -> B, B (same).
+ANSWERS_G2 = {"r0": "Both", "r1": "b"}
+# Group g3 is cut (1 of its 2 questions evaluated) and its answer differs: it must not count.
+ANSWERS_G3 = {"r0": "Answer: B"}
+
+
+def _payloads() -> list[dict]:
+    items = [make_payload(_doc("g1", r, 4), a) for r, a in ANSWERS_G1.items()]
+    items += [make_payload(_doc("g2", r, 2), a) for r, a in ANSWERS_G2.items()]
+    items += [make_payload(_doc("g3", r, 2), a) for r, a in ANSWERS_G3.items()]
+    return items
+
+
+@pytest.mark.parametrize("mode", ["robust", "official"])
+def test_payload_keeps_both_readings(monkeypatch, mode):
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    p = make_payload(_doc("g", "r", 1), "A man is waving")
+    assert (p["pred_robust"], p["pred_official"]) == ("B", "A")
+    assert p["pred"] == {"robust": "B", "official": "A"}[mode]
+    assert p["correct"] == (mode == "robust")  # gold B
+    assert p["parser_mode"] == mode
+    # the compact options re-read the answer without the doc
+    assert reparse(p, None) == p
+    flipped = reparse(p, "official" if mode == "robust" else "robust")
+    assert flipped["pred"] == {"robust": "A", "official": "B"}[mode]
+
+
+@pytest.mark.parametrize("mode", ["robust", "official"])
+def test_parse_disagreement_hand_computed_any_order(monkeypatch, mode):
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    items = _payloads()
+    # complete groups g1 + g2: 6 answers, 3 differ (g1 r0, g1 r2, g2 r0); g3 is cut
+    expected = 100 * 3 / 6
+    for seed in range(5):
+        random.Random(seed).shuffle(items)
+        assert parse_disagreement(items) == pytest.approx(expected)
+
+
+def test_parse_disagreement_edge_cases():
+    assert math.isnan(parse_disagreement([]))
+    empty = [make_payload(_doc("e", r, 2), "") for r in ("r0", "r1")]
+    assert parse_disagreement(empty) == 0.0  # unreadable in both modes is agreement
+    cut = [make_payload(_doc("c", "r0", 2), "Answer: B")]
+    assert math.isnan(parse_disagreement(cut))  # nothing complete to score
+    # payloads of an older run lack the readings: reparse adds them (and no option text: caption echoes stay A/None)
+    old = {k: v for k, v in make_payload(_doc("o", "r0", 1), "(A)").items() if k not in ("pred_robust", "option_keys")}
+    old.pop("pred_official")
+    assert math.isnan(parse_disagreement([old]))
+    assert parse_disagreement([reparse(old, None)]) == 100.0
+
+
+def test_every_generate_task_reports_parse_disagreement():
+    generate = {t for t in our_tasks() if task_config(t).get("output_type") == "generate_until"}
+    assert generate - {"temporalbench_caption_sim"} == GENERATE_TASKS
+    for task in sorted(GENERATE_TASKS):
+        metrics = task_config(task)["metric_list"]
+        names = [m["metric"] for m in metrics]
+        at = names.index("parse_disagreement")
+        assert names[at - 1] == "invalid_rate", task
+        assert metrics[at]["aggregation"] == ("!function", "temporal_tasks.harness.parse_disagreement"), task
+        assert metrics[at]["higher_is_better"] is False, task
