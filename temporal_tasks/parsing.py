@@ -9,14 +9,16 @@ The mode comes from ``TEMPORAL_TASKS_PARSER`` (``robust``, the default, or ``off
 The robust mode reads an answer the way a careful reviewer would, knowing the question's
 options (their labels, full texts and names). The rules, in order:
 
-1. ``<think>…</think>`` blocks are dropped, and so is the text before a final ``Answer:`` /
-   ``Final answer:`` / ``The answer is`` marker.
+1. ``<think>…</think>`` blocks are dropped, and so is the text before the last ``Answer:`` /
+   ``Final answer:`` / ``The answer is`` / ``答案：`` marker.
 2. An explicit choice wins: a bare label (``B``, ``b.``, ``(A)``, ``**A**``, ``Yes``, ``no.``), a
    label introduced by "answer is", "Answer:", "Option", "choose", or a label followed by ``.``,
-   ``)``, ``:`` or ``,`` at the start. Two different explicit labels are unreadable.
-3. Otherwise an answer holding the full text of exactly one option (ignoring case, spaces and
-   punctuation) or one of its names ("the second segment") means that option; when one matched
-   option text contains the other, the longer wins.
+   ``)``, ``:``, ``,`` or a line break at the start. Two different explicit labels are unreadable.
+   Then a lone capital letter elsewhere ("I think B"). For Yes/No every standalone "yes" and every
+   "no" that is not a determiner ("no idea", "there is no doubt") counts; both counted is unreadable.
+3. Otherwise an answer holding the full text of exactly one option (ignoring case, spaces,
+   punctuation and a leading article) or one of its names ("the second segment") means that
+   option; when one matched option text contains the other, the longer wins.
 4. "A"/"a" followed by a space and a word is the English article, never option A.
 5. An answer that asserts both options (or both yes and no), a hedge ("not sure", "no idea",
    "cannot tell", "neither", "both", ...), a refusal or an empty answer is unreadable.
@@ -309,7 +311,7 @@ def _yes_no_assertions(text: str) -> set[str]:
 
 
 def robust_yes_no(text: str, options: OptionPhrases = NO_OPTIONS) -> str | None:  # noqa: ARG001 - options are yes/no
-    """Yes/No by the robust rules: exactly one of yes/no asserted; both, neither or a hedge is unreadable."""
+    """Yes/No by the robust rules: exactly one of yes/no asserted; both or neither ("not sure") is unreadable."""
     text = final_part(clean_answer(text))
     labels = _yes_no_assertions(text)
     if len(labels) != 1:
