@@ -102,3 +102,27 @@ def test_every_generate_task_reports_parse_disagreement():
         assert names[at - 1] == "invalid_rate", task
         assert metrics[at]["aggregation"] == ("!function", "temporal_tasks.harness.parse_disagreement"), task
         assert metrics[at]["higher_is_better"] is False, task
+
+
+def test_every_loader_passes_the_options_it_shows(offline_env):
+    from temporal_tasks import temporalbench, timeblind, velociti, vinoground
+    from temporal_tasks.harness import docs_dataset
+    from temporal_tasks.parsing import get_parser
+
+    docs = {
+        "timeblind": timeblind.load_docs(),
+        "vinoground": vinoground.load_docs(variant="group"),
+        "temporalbench": temporalbench.load_docs(),
+        "velociti": velociti.load_docs(kind="all"),
+    }
+    for bench, ds in docs.items():
+        for d in ds:
+            labels = [o["label"] for o in d["options"]]
+            assert labels == list(get_parser(d["parser"]).labels), (bench, d["question_id"])
+            assert all(o["text"] and isinstance(o["names"], list) for o in d["options"]), (bench, d["question_id"])
+            if d["parser"] not in ("timeblind_yes_no", "velociti_yes_no"):
+                # every option text is what the prompt shows
+                assert all(" ".join(o["text"].split()) in " ".join(d["prompt"].split()) for o in d["options"]), d
+        docs_dataset(lambda ds=ds: ds)  # a consistent schema for datasets.Dataset.from_list
+    video = [d for d in docs["vinoground"] if d["kind"] == "video"]
+    assert video and all("second segment" in d["options"][1]["names"] for d in video)
