@@ -12,7 +12,7 @@ from typing import Any
 
 from temporal_tasks.data import DataError, stop
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode
-from temporal_tasks.scoring import collect_groups, disagreement_rate, slug
+from temporal_tasks.scoring import slug, table_disagreement
 
 DOC_FIELDS = (
     "question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "options", "videos", "categories",
@@ -68,7 +68,7 @@ def make_payload(doc: dict, answer: Any) -> dict:
 def parse_disagreement(items: list) -> float:
     """lmms-eval aggregation of every generate task: percent of scored answers (complete groups) whose
     robust and official readings differ. The same in both parser modes."""
-    return disagreement_rate(collect_groups(items, label="parse_disagreement"))
+    return table_disagreement(items, "parse_disagreement")
 
 
 def first_answer(results: Sequence[Any] | None) -> str:

@@ -126,3 +126,29 @@ def test_every_loader_passes_the_options_it_shows(offline_env):
         docs_dataset(lambda ds=ds: ds)  # a consistent schema for datasets.Dataset.from_list
     video = [d for d in docs["vinoground"] if d["kind"] == "video"]
     assert video and all("second segment" in d["options"][1]["names"] for d in video)
+
+
+def test_parse_disagreement_shares_the_table_of_other_keys():
+    # 300 groups of 4 (>= 1000 payloads: the core indexes the table so subsets reuse its rows).
+    # In group g, question r differs iff (g + r) % 3 == 0: answer "(A)" (robust A, official None), else "A".
+    from temporal_tasks.scoring import collect_groups, invalid_rate
+
+    items = []
+    for g in range(300):
+        for r in range(4):
+            answer = "(A)" if (g + r) % 3 == 0 else "A"
+            items.append(make_payload(_doc(f"g{g}", f"r{r}", 4, gold="A"), answer))
+    expected_all = 100 * sum((g + r) % 3 == 0 for g in range(300) for r in range(4)) / 1200
+    invalid_rate(collect_groups(items))  # unrelated work first
+    from temporal_tasks import timeblind
+
+    timeblind.trial_acc(list(items))  # builds and indexes the shared table, as the headline key does
+    assert parse_disagreement(list(items)) == pytest.approx(expected_all)
+    # a category-style subset of whole groups (the table's rows are reused by identity)
+    subset = [p for p in items if int(p["group_id"][1:]) % 5 == 0]
+    expected_sub = 100 * sum((g + r) % 3 == 0 for g in range(0, 300, 5) for r in range(4)) / len(subset)
+    assert parse_disagreement(subset) == pytest.approx(expected_sub)
+    # a replayed answer to the same question counts once; a cut group counts not at all
+    noisy = [*items, items[0], make_payload(_doc("cut", "r0", 4), "(A)")]
+    random.Random(7).shuffle(noisy)
+    assert parse_disagreement(noisy) == pytest.approx(expected_all)
