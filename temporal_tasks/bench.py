@@ -188,7 +188,8 @@ def _timeblind_payloads(n: int) -> list[dict]:
         payload = {
             "question_id": str(i), "group_id": f"timeblind/{g}", "role": timeblind.ROLES[r], "group_size": 4,
             "categories": [tags[g % 4], "yes_no"], "answer": pred, "gold": gold[r], "parser": "timeblind_yes_no",
-            "parser_mode": "robust", "pred": pred, "correct": pred == gold[r],
+            "parser_mode": "robust", "option_keys": [], "pred": pred, "pred_robust": pred, "pred_official": pred,
+            "correct": pred == gold[r],
         }  # fmt: skip
         per_doc.append(results_for(payload, timeblind.HEADLINE, ("instance_acc",)))
     return per_doc

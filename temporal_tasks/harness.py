@@ -1,7 +1,8 @@
 """lmms-eval hooks shared by every task: visuals, prompts, targets and per-question payloads.
 
 Every benchmark loader produces docs with the same core fields:
-``question_id, group_id, role, group_size, prompt, gold, parser, videos, categories``.
+``question_id, group_id, role, group_size, prompt, gold, parser, options, videos, categories``
+(``options``: the question's options as ``{"label", "text", "names"}`` dicts, for the robust parser).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import Any
 
 from temporal_tasks.data import DataError, stop
 from temporal_tasks.log import logger
-from temporal_tasks.parsing import get_parser, parser_mode
-from temporal_tasks.scoring import slug
+from temporal_tasks.parsing import get_parser, option_keys, parser_mode
+from temporal_tasks.scoring import slug, table_disagreement
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -33,7 +34,9 @@ def _api_failed(doc: dict, answer: str) -> None:
         )
 
 
-DOC_FIELDS = ("question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "videos", "categories")
+DOC_FIELDS = (
+    "question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "options", "videos", "categories",
+)  # fmt: skip
 
 
 def doc_to_visual(doc: dict) -> list[str]:
@@ -53,13 +56,19 @@ def doc_to_target(doc: dict) -> str:
 
 
 def make_payload(doc: dict, answer: Any) -> dict:
-    """The per-question record every aggregation and ``rescore`` works from."""
+    """The per-question record every aggregation and ``rescore`` works from.
+
+    It keeps both readings of the answer (``pred_robust``, ``pred_official``; ``pred`` is the one
+    of the mode in force) and the options in the compact form ``rescore`` re-reads them with.
+    """
     answer = "" if answer is None else str(answer)
     if answer.startswith(API_FAILURE_MARKERS):
         _api_failed(doc, answer)
     parser = get_parser(doc["parser"])
     mode = parser_mode()
-    pred = parser.parse(answer, mode)
+    keys = option_keys(doc.get("options"))
+    robust, official = parser.read_both(answer, keys)
+    pred = official if mode == "official" else robust
     return {
         "question_id": doc["question_id"],
         "group_id": doc["group_id"],
@@ -70,9 +79,18 @@ def make_payload(doc: dict, answer: Any) -> dict:
         "gold": doc["gold"],
         "parser": doc["parser"],
         "parser_mode": mode,
+        "option_keys": keys,
         "pred": pred,
+        "pred_robust": robust,
+        "pred_official": official,
         "correct": pred is not None and pred == doc["gold"],
     }
+
+
+def parse_disagreement(items: list) -> float:
+    """lmms-eval aggregation of every generate task: percent of scored answers (complete groups) whose
+    robust and official readings differ. The same in both parser modes."""
+    return table_disagreement(items, "parse_disagreement")
 
 
 def first_answer(results: Sequence[Any] | None) -> str:

@@ -82,7 +82,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
         name="TimeBlind",
         prefixes=("timeblind",),
-        headline=("instance_acc", "question_acc", "video_acc", "trial_acc", "invalid_rate"),
+        headline=("instance_acc", "question_acc", "video_acc", "trial_acc", "invalid_rate", "parse_disagreement"),
         families=("instance_acc", "question_acc", "video_acc", "trial_acc"),
         categories=_TIMEBLIND_TAGS,
         tasks=("timeblind_iacc",),
@@ -91,7 +91,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
         name="Vinoground",
         prefixes=("vinoground",),
-        headline=("text_score", "video_score", "group_score", "invalid_rate"),
+        headline=("text_score", "video_score", "group_score", "invalid_rate", "parse_disagreement"),
         families=("text_score", "video_score", "group_score"),
         categories=("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual"),
         tasks=("vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video"),
@@ -101,7 +101,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
         name="TemporalBench",
         prefixes=("temporalbench",),
-        headline=("mba", "binary_acc", "caption_sim", "invalid_rate"),
+        headline=("mba", "binary_acc", "caption_sim", "invalid_rate", "parse_disagreement"),
         families=("mba", "binary_acc"),
         categories=_TEMPORALBENCH_CATEGORIES,
         tasks=("temporalbench_short_mba", "temporalbench_long_mba", "temporalbench_mba", "temporalbench_caption_sim"),
@@ -110,7 +110,16 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
         name="VELOCITI",
         prefixes=("velociti",),
-        headline=("strict_vle", "classic_vle", "mc_both", "mc_a", "mc_b", "mc_bias", "invalid_rate"),
+        headline=(
+            "strict_vle",
+            "classic_vle",
+            "mc_both",
+            "mc_a",
+            "mc_b",
+            "mc_bias",
+            "invalid_rate",
+            "parse_disagreement",
+        ),
         families=("strict_vle", "classic_vle", "mc_both", "mc_a", "mc_b", "mc_bias"),
         categories=_VELOCITI_TESTS,
         tasks=(
@@ -144,9 +153,10 @@ METRIC_LABELS = {
     "mc_b": "MC B",
     "mc_bias": "MC bias (B−A)",
     "invalid_rate": "invalid answers",
+    "parse_disagreement": "robust vs official reading differ",
 }
 # Diagnostics, not scores: in the tables, left out of the score charts.
-NOT_CHARTED = frozenset({"invalid_rate"})
+NOT_CHARTED = frozenset({"invalid_rate", "parse_disagreement"})
 
 _CI_SUFFIXES = ("_ci_low", "_ci_high")
 # lmms-eval adds "<metric>_stderr" (and "_stderr_clt", "_stderr_clustered", ...) next to every metric.

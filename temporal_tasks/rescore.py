@@ -73,14 +73,22 @@ def read_samples(path: Path) -> list[dict]:
 
 
 def reparse(payload: dict, mode: str | None) -> dict:
-    """A copy of ``payload`` with ``pred``/``correct`` recomputed from the raw answer."""
+    """A copy of ``payload`` with both readings, ``pred`` and ``correct`` recomputed from the raw answer."""
     if "parser" not in payload or "answer" not in payload:
         return dict(payload)  # e.g. log-likelihood payloads: nothing to parse
     from temporal_tasks.parsing import get_parser
 
     use = mode or payload.get("parser_mode") or "robust"
-    pred = get_parser(payload["parser"]).parse(payload["answer"], use)
-    return {**payload, "pred": pred, "correct": pred is not None and pred == payload["gold"], "parser_mode": use}
+    robust, official = get_parser(payload["parser"]).read_both(payload["answer"], payload.get("option_keys"))
+    pred = official if use == "official" else robust
+    return {
+        **payload,
+        "pred": pred,
+        "pred_robust": robust,
+        "pred_official": official,
+        "correct": pred is not None and pred == payload["gold"],
+        "parser_mode": use,
+    }
 
 
 @contextmanager

@@ -294,6 +294,7 @@ class PayloadTable:
     group_names: np.ndarray
     role_names: np.ndarray
     duplicates: int = 0
+    source: np.ndarray | None = field(default=None, repr=False)  # row -> index in the payload list it came from
     _matrices: tuple | None = field(default=None, repr=False)
 
     @classmethod
@@ -319,7 +320,7 @@ class PayloadTable:
         group_size[group_codes[::-1]] = sizes[::-1]  # first payload's size wins, as in collect_groups
         return cls(
             group_codes[keep], role_codes[keep], correct[keep], invalid[keep], group_size,
-            np.asarray(group_names, dtype=object), np.asarray(role_names, dtype=object), duplicates,
+            np.asarray(group_names, dtype=object), np.asarray(role_names, dtype=object), duplicates, keep,
         )  # fmt: skip
 
     @staticmethod
@@ -381,6 +382,7 @@ def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
             rows = parent["order"][pos]
             if len(rows) == 0 or np.bincount(rows).max() <= 1:
                 table = parent["table"].subset(rows)
+                table.source = np.arange(len(items))  # one row per payload, in the payloads' order
     if table is None:
         table = PayloadTable.build(items, label)
         if table.duplicates == 0 and len(items) >= 1000:
@@ -470,6 +472,31 @@ def table_invalid_rate(items: Sequence[Payload], label: str = "") -> float:
         return math.nan
     present, _correct, bad, complete, _codes = payload_table(items, label).matrices()
     return percent(int(bad[complete].sum()), int(present[complete].sum()))
+
+
+_MISSING = object()
+
+
+def table_disagreement(items: Sequence[Payload], label: str = "") -> float:
+    """Percent of scored questions (complete groups) whose robust and official readings differ; vectorised.
+
+    Payloads without both readings (``pred_robust``, ``pred_official``) are not counted.
+    """
+    if not items:
+        return math.nan
+    table = payload_table(items, label)
+    _present, _correct, _bad, complete, seen = table.matrices()
+    where = np.full(len(table.group_names), -1, dtype=np.int64)
+    where[seen] = np.arange(len(seen))
+    source = table.source if table.source is not None else np.arange(len(items))
+    readings = []
+    for key in ("pred_robust", "pred_official"):
+        values = np.empty(len(items), dtype=object)
+        values[:] = list(map(operator.methodcaller("get", key, _MISSING), items))
+        readings.append(values[source])
+    robust, official = readings
+    counted = complete[where[table.group]] & (robust != _MISSING) & (official != _MISSING)
+    return percent(int((counted & (robust != official)).sum()), int(counted.sum()))
 
 
 def make_aggregators(

@@ -43,6 +43,7 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload
 from temporal_tasks.log import logger, warn_once
+from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import Groups, collect_groups, make_aggregators, percent, slug
 
 NAME = "temporalbench"
@@ -65,7 +66,7 @@ CATEGORIES = (
 SOURCE_SLUGS = tuple(slug(s) for s in SOURCES)
 CATEGORY_SLUGS = tuple(slug(c) for c in CATEGORIES)
 HEADLINE = (
-    "binary_acc", "mba", "invalid_rate",
+    "binary_acc", "mba", "invalid_rate", "parse_disagreement",
     "binary_acc_ci_low", "binary_acc_ci_high", "mba_ci_low", "mba_ci_high",
 )  # fmt: skip
 
@@ -238,6 +239,8 @@ def load_qa(part: str, data: BenchmarkData | None = None) -> list[dict]:
                 "prompt": r["question"],  # verbatim: it already holds both options and the instruction
                 "gold": r["GT"].upper(),
                 "parser": PARSER,
+                # the captions as the prompt shows them ("A. …\nB. …"); letters alone if the layout differs
+                "options": line_options(r["question"]) or [option("A"), option("B")],
                 "videos": [str(videos[video])],
                 "categories": [source_of(r), *([category] if category else [])],
                 "source": source_of(r),

@@ -14,6 +14,7 @@ missing videos) always stop.
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import warn_once
-from temporal_tasks.parsing import get_parser
+from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
 from temporal_tasks.scoring import make_aggregators, slug, table_invalid_rate
 
 NAME = "timeblind"
@@ -54,7 +55,7 @@ KNOWN_TAGS = (
 )  # fmt: skip
 
 HEADLINE = (
-    "trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate",
+    "trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate", "parse_disagreement",
     "trial_acc_ci_low", "trial_acc_ci_high", "question_acc_ci_low", "question_acc_ci_high",
     "video_acc_ci_low", "video_acc_ci_high", "instance_acc_ci_low", "instance_acc_ci_high",
 )  # fmt: skip
@@ -64,6 +65,19 @@ UNITS = {
     "video_acc": (("q0_v0", "q1_v0"), ("q0_v1", "q1_v1")),
     "instance_acc": (ROLES,),
 }
+
+
+_INLINE_OPTIONS = re.compile(r"\bOption\s*A\s*[:：]\s*(?P<a>.*?)\s*\bOption\s*B\s*[:：]\s*(?P<b>.*?)\s*$", re.S)
+
+
+def question_options(question: str, kind: str) -> list[dict]:
+    """The options of a trial: Yes/No, or the ``Option A: … Option B: …`` texts inside an MC question."""
+    if kind == "yes_no":
+        return [dict(o) for o in YES_NO_OPTIONS]
+    m = _INLINE_OPTIONS.search(question)
+    if m is None:  # no inline options: the letters alone (rules 1-2 still read "B", "Option B")
+        return [option("A"), option("B")]
+    return [option("A", m.group("a")), option("B", m.group("b"))]
 
 
 def _video_relpath(video_path: str) -> str:
@@ -207,6 +221,7 @@ def load_docs(data: BenchmarkData | None = None) -> list[dict]:
                 "prompt": f"{row['question']}{SUFFIX[kind]}",
                 "gold": GOLD[kind][idx % 4],
                 "parser": PARSER[kind],
+                "options": question_options(row["question"], kind),
                 "videos": [str(videos[idx])],
                 "categories": [*tags.get(idx, []), kind],
                 "index": idx,

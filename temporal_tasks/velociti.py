@@ -39,7 +39,15 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload
 from temporal_tasks.log import logger, warn_once
-from temporal_tasks.parsing import Parser, make_robust_letter, parser_mode, register_parser, robust_yes_no
+from temporal_tasks.parsing import (
+    YES_NO_OPTIONS,
+    Parser,
+    make_robust_letter,
+    option,
+    parser_mode,
+    register_parser,
+    robust_yes_no,
+)
 from temporal_tasks.scoring import Groups, MetricResult, bootstrap_ci, collect_groups, memo_metric, percent
 from temporal_tasks.scoring import invalid_rate as _invalid_rate
 
@@ -245,7 +253,9 @@ def load_rows(data: BenchmarkData | None = None) -> list[dict]:
     return rows
 
 
-def _doc(r: dict, qid: str, group: str, role: str, prompt: str, gold: str, parser: str, **extra: Any) -> dict:
+def _doc(
+    r: dict, qid: str, group: str, role: str, prompt: str, gold: str, parser: str, options: list[dict], **extra: Any
+) -> dict:
     return {
         "question_id": qid,
         "group_id": f"{group}/{r['row']}",
@@ -254,6 +264,7 @@ def _doc(r: dict, qid: str, group: str, role: str, prompt: str, gold: str, parse
         "prompt": prompt,
         "gold": gold,
         "parser": parser,
+        "options": options,
         "videos": [r["video"]],
         "categories": [r["test_name"]],
         "row": r["row"],
@@ -272,7 +283,10 @@ def entail_docs(rows: Iterable[dict]) -> list[dict]:
         for role, gold in (("pos", "yes"), ("neg", "no")):
             caption = r[role]
             prompt = ENTAIL_PROMPT.format(caption=caption)
-            docs.append(_doc(r, f"{r['row']}_{role}", "velociti", role, prompt, gold, YES_NO.name, caption=caption))
+            yes_no = [dict(o) for o in YES_NO_OPTIONS]
+            docs.append(
+                _doc(r, f"{r['row']}_{role}", "velociti", role, prompt, gold, YES_NO.name, yes_no, caption=caption)
+            )
     return docs
 
 
@@ -282,7 +296,8 @@ def mc_docs(rows: Iterable[dict]) -> list[dict]:
     for r in rows:
         for role, cap1, cap2, gold in (("posA", r["pos"], r["neg"], "A"), ("posB", r["neg"], r["pos"], "B")):
             prompt = MC_PROMPT.format(cap1=cap1, cap2=cap2)
-            docs.append(_doc(r, f"{r['row']}_mc_{role}", "velociti_mc", role, prompt, gold, MC.name, caption=""))
+            opts = [option("A", cap1), option("B", cap2)]
+            docs.append(_doc(r, f"{r['row']}_mc_{role}", "velociti_mc", role, prompt, gold, MC.name, opts, caption=""))
     return docs
 
 
@@ -324,7 +339,8 @@ def process_docs_mc_subset(dataset):  # noqa: ARG001
 # --------------------------------------------------------------------------- process_results
 
 STRICT_KEYS = (
-    "strict_vle", "strict_vle_ci_low", "strict_vle_ci_high", "invalid_rate", *(f"strict_vle_{t}" for t in ALL_TESTS),
+    "strict_vle", "strict_vle_ci_low", "strict_vle_ci_high", "invalid_rate", "parse_disagreement",
+    *(f"strict_vle_{t}" for t in ALL_TESTS),
 )  # fmt: skip
 PROB_KEYS = (
     "strict_vle", "classic_vle", "invalid_rate",
@@ -333,7 +349,7 @@ PROB_KEYS = (
 )  # fmt: skip
 MC_METRICS = ("mc_a", "mc_b", "mc_bias", "mc_both")
 MC_KEYS = (
-    *MC_METRICS, "invalid_rate", "mc_both_ci_low", "mc_both_ci_high",
+    *MC_METRICS, "invalid_rate", "parse_disagreement", "mc_both_ci_low", "mc_both_ci_high",
     *(f"{m}_{t}" for m in MC_METRICS for t in ALL_TESTS),
 )  # fmt: skip
 

@@ -37,6 +37,7 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
+from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import collect_groups, unit_metric
 from temporal_tasks.scoring import invalid_rate as _invalid_rate
 from temporal_tasks.video import cached_paired_video, num_frames_from_env
@@ -88,7 +89,8 @@ def needs(variant: str) -> list[str]:
 def metric_keys(variant: str) -> tuple[list[str], list[str]]:
     """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns."""
     scores = VARIANTS[variant][1]
-    headline = [*scores, "invalid_rate", *(f"{m}_ci_{end}" for m in scores for end in ("low", "high"))]
+    cis = (f"{m}_ci_{end}" for m in scores for end in ("low", "high"))
+    headline = [*scores, "invalid_rate", "parse_disagreement", *cis]
     return headline, list(scores)
 
 
@@ -170,6 +172,49 @@ def _read_questions(path: Path, pairs: dict[int, dict], kind: str) -> dict[tuple
             "re-download it."
         )
     return out
+
+
+# Names a person uses for the video-score options ("The second segment.").
+SEGMENT_NAMES = {
+    "first": (
+        "first segment",
+        "first video",
+        "first clip",
+        "first part",
+        "before the black frame",
+        "before black frame",
+    ),
+    "second": (
+        "second segment",
+        "second video",
+        "second clip",
+        "second part",
+        "after the black frame",
+        "after black frame",
+    ),
+}
+VIDEO_OPTIONS = ("First segment (before black frame)", "Second segment (after black frame)")
+
+
+def question_options(item: dict, kind: str, pair: dict, side: str) -> list[dict]:
+    """The options of one question (``{"label", "text", "names"}``), read from its prompt.
+
+    Text score: the two captions as the prompt shows them (else from the CSV: the GT letter is
+    this side's caption). Video score: the two segments, with their names.
+    """
+    opts = line_options(str(item["question"]))
+    if kind == "video":
+        texts = [o["text"] for o in opts] if opts else list(VIDEO_OPTIONS)
+        out = []
+        for label, text in zip("AB", texts, strict=True):
+            first = text.strip().lower().split(" ", 1)[0]
+            out.append(option(label, text, SEGMENT_NAMES.get(first, ())))
+        return out
+    if opts:
+        return opts
+    other = "neg" if side == "pos" else "pos"
+    caps = {item["GT"]: pair[side], ("B" if item["GT"] == "A" else "A"): pair[other]}
+    return [option(label, caps[label]) for label in "AB"]
 
 
 def _norm(text: str) -> str:
@@ -269,6 +314,7 @@ def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list
                         "prompt": item["question"],
                         "gold": item["GT"],
                         "parser": PARSER,
+                        "options": question_options(item, kind, pair, side),
                         "videos": videos,
                         "categories": [pair["major"], *pair["minors"]],
                         "index": i,

@@ -21,7 +21,7 @@ YES_NO = [
     ("", None),
     ("   ", None),
     ("I cannot tell.", None),
-    ("yes and no", "yes"),  # leading word wins
+    ("yes and no", None),  # both asserted: a hedge, not an answer
     ("Well, yes or no, hard to say", None),  # two different standalone words, no marker
     ("<think>unfinished reasoning, yes", None),  # reasoning cut off: no answer yet
     ("Nothing moves", None),  # 'no' inside a word is not an answer
@@ -40,7 +40,7 @@ LETTERS = [
     ("<|begin_of_box|>B<|end_of_box|>", "B"),
     ("B) The blue square appears first.", "B"),
     ("I pick B because it moves up", "B"),
-    ("A person walks left. B", None),  # ambiguous: two capital letters, no marker
+    ("A person walks left. B", "B"),  # the article "A" is not option A (rule 4)
     ("a dog runs", None),  # the article is not option A
     ("", None),
     ("C", None),

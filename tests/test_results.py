@@ -41,6 +41,11 @@ def test_rescore_reproduces_runs_and_export_matches_official(lmms_eval, tmp_path
 
     r, o = preds(robust), preds(official)
     assert {q for q in r if r[q] != o[q]} == {"0", "8", "12"}
+    # parse_disagreement reports exactly those: 3 of 16 answers, whatever the mode in force
+    assert robust.metrics("timeblind_iacc")["parse_disagreement"] == pytest.approx(100 * 3 / 16)
+    assert official.metrics("timeblind_iacc")["parse_disagreement"] == pytest.approx(100 * 3 / 16)
+    sample = robust.samples["timeblind_iacc"][0]["trial_acc"]
+    assert {"pred", "pred_robust", "pred_official", "option_keys"} <= set(sample)
 
     # 3. the CLI writes lmms-eval's results format
     assert cli.main(["rescore", str(robust_dir), "--output", str(tmp_path / "re")]) == 0

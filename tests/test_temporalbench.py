@@ -324,7 +324,11 @@ def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
     ci_keys = {f"{m}_ci_{b}" for m in ("binary_acc", "mba") for b in ("low", "high")}
     for m in ("binary_acc", "mba"):
         assert short[f"{m}_ci_low"] <= short[m] <= short[f"{m}_ci_high"]
-    assert set(short) == {"binary_acc", "mba", "invalid_rate"} | ci_keys | {
+    # robust and official readings differ on "(B)", "The answer is A.", "Both captions fit, but A" (short)
+    # and "I think A" (long), whatever the mode in force
+    assert short["parse_disagreement"] == pytest.approx(100 * 3 / 12)
+    assert long["parse_disagreement"] == pytest.approx(100 / 11)
+    assert set(short) == {"binary_acc", "mba", "invalid_rate", "parse_disagreement"} | ci_keys | {
         f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*tb.CATEGORY_SLUGS, "charades", "coin", "finegym")
     } | {"binary_acc_movie_description", "mba_movie_description"}
     # the group: plain mean of short and long (the paper's "Overall"), only for binary_acc and mba

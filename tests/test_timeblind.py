@@ -77,7 +77,7 @@ CLEAN_EXPECTED = {
 TRICKY = dict(
     CLEAN,
     **{
-        "0": "There is no doubt, so yes",  # official: first word 'no' -> wrong; robust: ambiguous -> invalid
+        "0": "There is no doubt, so yes",  # official: first word "no" -> wrong; robust: "no doubt" is no answer -> yes
         "8": "<think>Option B is wrong</think> A",  # official: 'Option B' -> wrong; robust: A -> right
         "12": "I would say a",  # official: article 'a' -> A -> right; robust: invalid
         "13": "<|begin_of_box|>B<|end_of_box|>",  # both: B -> right

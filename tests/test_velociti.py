@@ -100,7 +100,7 @@ STRICT_ANSWERS = {
     "10_pos": "No", "10_neg": "No",  # wrong
     "3_pos": "Yes, I think so", "3_neg": "Nothing like that happens",  # robust: neg unreadable; official 'No' -> right
     "11_pos": "Yes", "11_neg": "No",  # right
-    "4_pos": "Yes", "4_neg": "No, the square does not jump. Yes?",  # robust right; official both words -> dropped
+    "4_pos": "Yes", "4_neg": "No, it does not jump. Yesterday it did.",  # robust right; 'Yes'terday: official drops
     "12_pos": "**Yes**", "12_neg": "No",  # right in both
     "5_pos": "Yes", "5_neg": "No",  # right
     "13_pos": "Yes", "13_neg": "Nope",  # robust: 'Nope' unreadable -> wrong; official: contains 'No' -> right
@@ -341,6 +341,9 @@ def test_yaml_lists_every_metric_key(task, keys):
     assert sorted(names) == sorted(keys)
     for m in cfg["metric_list"]:
         module, _, fn = m["aggregation"][1].rpartition(".")
+        if m["metric"] == "parse_disagreement":  # the one aggregation shared by every generate task
+            assert m["aggregation"][1] == "temporal_tasks.harness.parse_disagreement"
+            continue
         assert module == "temporal_tasks.velociti" and callable(getattr(velociti, fn))
     if cfg["output_type"] == "generate_until":
         assert cfg["reasoning_tags"] == "none"

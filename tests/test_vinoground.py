@@ -15,6 +15,7 @@ import pytest
 from temporal_tasks import vinoground
 from temporal_tasks.data import DataError
 from temporal_tasks.fixtures import vinoground as fx
+from temporal_tasks.harness import parse_disagreement
 from temporal_tasks.parsing import get_parser
 
 CATS = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
@@ -309,7 +310,8 @@ def _aggregate(items: list[dict], variant: str) -> dict[str, float]:
     headline, per_cat = vinoground.metric_keys(variant)
     out = {}
     for key in headline:
-        out[key] = getattr(vinoground, key)(items)
+        fn = parse_disagreement if key == "parse_disagreement" else getattr(vinoground, key)
+        out[key] = fn(items)
     for metric in per_cat:
         for cat in CATS:
             picked = [p for p in items if cat in p["categories"]]
