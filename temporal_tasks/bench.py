@@ -290,6 +290,7 @@ def _lmms_eval_wall_time(work: Path, name: str, model_args: str, env: dict) -> f
     start = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=work)
     seconds = time.perf_counter() - start
+    (work / f"{name}.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     if proc.returncode != 0 or not list(out.rglob("*_results.json")):
         raise RuntimeError(f"bench: the vinoground_group run failed:\n{(proc.stdout + proc.stderr)[-4000:]}")
     return seconds

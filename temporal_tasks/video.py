@@ -539,6 +539,7 @@ class BackgroundBuilds:
         self._stopping = False
         self._failure: str | None = None
         self._counts = {"built": 0, "cached": 0}
+        self._waits = [0, 0.0]  # requests that waited for their video, seconds waited in all
         self._started_at = 0.0
         self._exit_hook = False
 
@@ -642,6 +643,11 @@ class BackgroundBuilds:
                 self._exit_hook = True
 
     def _work(self) -> None:
+        try:  # Linux: a lower priority for this thread only, so the model's own work (main thread) comes first
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + 10))
+        except (AttributeError, OSError):
+            pass
         while True:
             with self._lock:
                 job = None if self._stopping or self._failure is not None else self._next_job()
@@ -673,6 +679,10 @@ class BackgroundBuilds:
                     "(re-download them if not)."
                 )
                 self._failure = self._failure or job.error
+        except BaseException:  # interrupted: nobody owns it any more
+            with self._lock:
+                job.state = "pending"
+            raise
         else:
             with self._lock:
                 if outcome == "busy":
@@ -710,7 +720,7 @@ class BackgroundBuilds:
             if job is None or (job.first, job.second, job.num_frames) != (Path(first), Path(second), num_frames):
                 job = self._job(first, second, num_frames, cache_root)  # not planned: built on demand
         self._check_failure()
-        waited = False
+        waited, start = False, time.perf_counter()
         while True:
             with self._lock:
                 state = job.state
@@ -718,9 +728,15 @@ class BackgroundBuilds:
                     job.state = "running"  # ours now: build it here, ahead of the queue
                     job.event.clear()
             if state == "done":
+                if waited:
+                    with self._lock:
+                        self._waits[0] += 1
+                        self._waits[1] += time.perf_counter() - start
                 return job.path, waited
             if state == "failed":
-                self._check_failure()
+                from temporal_tasks.data import DataError, stop
+
+                stop(DataError(job.error or f"{self.label}: a paired video failed to build"))
             waited = True
             if state in ("pending", "busy"):
                 self._run(job, wait=True)
@@ -732,8 +748,13 @@ class BackgroundBuilds:
         with self._lock:
             self._stopping = True
             threads = list(self._threads)
+            waits, self._waits = self._waits, [0, 0.0]
         for thread in threads:
             thread.join(timeout)
+        if waits[0]:
+            from temporal_tasks.log import logger
+
+            logger.info(f"{self.label}: {waits[0]} questions waited for their paired video, {waits[1]:.1f} s in all")
 
     def alive(self) -> int:
         """Worker threads still running."""
