@@ -533,13 +533,16 @@ class BackgroundBuilds:
         self._orders: list[list[Hashable]] = []
         self._positions: list[dict[Hashable, int]] = []
         self._by_key: dict[Hashable, _Job | None] = {}
+        self._planned = 0
         self._seen: list[Hashable] = []
         self._active, self._cursor = 0, -1
-        self._threads: list[threading.Thread] = []
+        self._threads: list[threading.Thread] = []  # every thread started and maybe alive (joined at exit)
+        self._workers: list[threading.Thread] = []  # those still taking jobs
         self._stopping = False
         self._failure: str | None = None
         self._counts = {"built": 0, "cached": 0}
         self._waits = [0, 0.0]  # requests that waited for their video, seconds waited in all
+        self._done_keys: set[Hashable] = set()
         self._started_at = 0.0
         self._exit_hook = False
 
@@ -593,6 +596,7 @@ class BackgroundBuilds:
             self._orders.append(keys)
         self._positions = [{key: i for i, key in enumerate(order)} for order in self._orders]
         self._by_key = {key: job for key, _p, job in self._entries}
+        self._planned = sum(job is not None for job in self._by_key.values())
         self._seen, self._active, self._cursor = [], 0, -1
 
     def _observe(self, key: Hashable) -> None:
@@ -631,12 +635,13 @@ class BackgroundBuilds:
             if self._stopping or self._failure is not None or self._next_job() is None:
                 return
             self._threads = [t for t in self._threads if t.is_alive()]
-            wanted = (self.workers or build_workers()) - len(self._threads)
-            if not self._threads:
+            wanted = (self.workers or build_workers()) - len(self._workers)
+            if not self._workers:
                 self._started_at, self._counts = time.perf_counter(), {"built": 0, "cached": 0}
             for i in range(max(0, wanted)):
                 thread = threading.Thread(target=self._work, name=f"{self.label}-build-{i}", daemon=True)
                 self._threads.append(thread)
+                self._workers.append(thread)
                 thread.start()
             if not self._exit_hook:
                 atexit.register(self.shutdown)
@@ -652,8 +657,8 @@ class BackgroundBuilds:
             with self._lock:
                 job = None if self._stopping or self._failure is not None else self._next_job()
                 if job is None:
-                    self._threads = [t for t in self._threads if t is not threading.current_thread()]
-                    last = not self._threads and not self._stopping and self._failure is None
+                    self._workers.remove(threading.current_thread())  # stays in _threads until it returns
+                    last = not self._workers and not self._stopping and self._failure is None
                     break
                 job.state = "running"
                 job.event.clear()
@@ -728,10 +733,7 @@ class BackgroundBuilds:
                     job.state = "running"  # ours now: build it here, ahead of the queue
                     job.event.clear()
             if state == "done":
-                if waited:
-                    with self._lock:
-                        self._waits[0] += 1
-                        self._waits[1] += time.perf_counter() - start
+                self._served(key, time.perf_counter() - start if waited else None)
                 return job.path, waited
             if state == "failed":
                 from temporal_tasks.data import DataError, stop
@@ -743,18 +745,31 @@ class BackgroundBuilds:
             else:
                 job.event.wait()
 
+    def _served(self, key: Hashable, waited: float | None) -> None:
+        with self._lock:
+            if waited is not None:
+                self._waits[0] += 1
+                self._waits[1] += waited
+            if key not in self._by_key or key in self._done_keys:
+                return
+            self._done_keys.add(key)
+            if len(self._done_keys) < self._planned:
+                return
+            waits = self._waits
+        from temporal_tasks.log import logger
+
+        logger.info(
+            f"{self.label}: every paired-video question of this rank served; {waits[0]} waited for its video "
+            f"({waits[1]:.1f} s in all)"
+        )
+
     def shutdown(self, timeout: float = 60.0) -> None:
         """Stop after the builds under way (no torn files, no lock left), drop the rest; join the threads."""
         with self._lock:
             self._stopping = True
             threads = list(self._threads)
-            waits, self._waits = self._waits, [0, 0.0]
         for thread in threads:
             thread.join(timeout)
-        if waits[0]:
-            from temporal_tasks.log import logger
-
-            logger.info(f"{self.label}: {waits[0]} questions waited for their paired video, {waits[1]:.1f} s in all")
 
     def alive(self) -> int:
         """Worker threads still running."""

@@ -58,7 +58,11 @@ def _wait_idle(builds: video.BackgroundBuilds, seconds: float = 30) -> None:
     assert builds.alive() == 0
 
 
-def test_background_builds_every_planned_video_then_the_threads_end(clips, tmp_path):
+def test_background_builds_every_planned_video_then_the_threads_end(clips, tmp_path, monkeypatch):
+    from temporal_tasks import log
+
+    infos: list[str] = []
+    monkeypatch.setattr(log.logger, "info", infos.append)
     builds = video.BackgroundBuilds("test", workers=2)
     reqs = _requests(clips)
     assert builds.plan(reqs, 9, tmp_path) == 12
@@ -67,6 +71,8 @@ def test_background_builds_every_planned_video_then_the_threads_end(clips, tmp_p
         path, waited = builds.get(key, a, b, 9, tmp_path)
         assert not waited and path == video.paired_cache_path(a, b, 9, tmp_path)
         assert len(decord.VideoReader(str(path))) == 9
+    assert "test: background build finished: 12 paired videos built, 0 already cached" in infos[0]
+    assert "every paired-video question of this rank served; 0 waited" in infos[-1]
     assert not [t for t in threading.enumerate() if t.name.startswith("test-build")]
     assert not [p for p in (tmp_path / "paired_videos").rglob(".*")]  # no lock or temporary file left
 
