@@ -722,7 +722,8 @@ class BackgroundBuilds:
         with self._lock:
             self._observe(key)
             job = self._by_key.get(key)
-            if job is None or (job.first, job.second, job.num_frames) != (Path(first), Path(second), num_frames):
+            wanted = (Path(first), Path(second), int(num_frames), Path(cache_root))
+            if job is None or (job.first, job.second, job.num_frames, job.cache_root) != wanted:
                 job = self._job(first, second, num_frames, cache_root)  # not planned: built on demand
         self._check_failure()
         waited, start = False, time.perf_counter()
