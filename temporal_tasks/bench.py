@@ -297,9 +297,17 @@ def _lmms_eval_wall_time(work: Path, name: str, model_args: str, env: dict) -> f
 
 
 def bench_vinoground_cold_warm(
-    clip_pairs: list, work: Path, num_pairs: int = VINO_PAIRS, latency_ms: float = VINO_LATENCY_MS, order: str = "doc"
+    clip_pairs: list,
+    work: Path,
+    num_pairs: int = VINO_PAIRS,
+    latency_ms: float = VINO_LATENCY_MS,
+    order: str = "doc",
+    repeats: int = 1,
 ) -> dict:
-    """A ``vinoground_group`` CLI run with an empty cache over the same run with a warm cache."""
+    """A ``vinoground_group`` CLI run with an empty cache over the same run with a warm cache.
+
+    ``repeats`` > 1 alternates cold and warm runs that many times and divides the medians (a noisy machine).
+    """
     work = work / "vinoground_run"
     data = work / "data"
     qids = write_vinoground_layout(data / "vinoground", clip_pairs, num_pairs)
@@ -310,12 +318,16 @@ def bench_vinoground_cold_warm(
                HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")  # fmt: skip
     env.pop("TEMPORAL_TASKS_NUM_FRAMES", None)  # N follows the model's frame argument
     model_args = f"responses={responses},latency_ms={latency_ms:g},order={order},max_num_frames={NUM_FRAMES}"
-    cold = _lmms_eval_wall_time(work, "cold", model_args, env)
-    built = len(list((cache / "paired_videos").rglob("*.mp4")))
-    warm = _lmms_eval_wall_time(work, "warm", model_args, env)
+    colds, warms = [], []
+    for r in range(max(1, repeats)):
+        shutil.rmtree(cache, ignore_errors=True)
+        colds.append(_lmms_eval_wall_time(work, f"cold{r}", model_args, env))
+        built = len(list((cache / "paired_videos").rglob("*.mp4")))
+        warms.append(_lmms_eval_wall_time(work, f"warm{r}", model_args, env))
+    cold, warm = statistics.median(colds), statistics.median(warms)
     return {"vinoground_pairs": num_pairs, "vinoground_questions": len(qids), "vinoground_paired_videos": built,
-            "vinoground_latency_ms": latency_ms, "vinoground_cold_seconds": cold, "vinoground_warm_seconds": warm,
-            "vinoground_cold_over_warm": cold / warm}  # fmt: skip
+            "vinoground_latency_ms": latency_ms, "vinoground_repeats": len(colds), "vinoground_cold_seconds": cold,
+            "vinoground_warm_seconds": warm, "vinoground_cold_over_warm": cold / warm}  # fmt: skip
 
 
 def run(
@@ -325,6 +337,7 @@ def run(
     vinoground_pairs: int = VINO_PAIRS,
     latency_ms: float = VINO_LATENCY_MS,
     order: str = "doc",
+    repeats: int = 1,
 ) -> dict:
     """Run every row; returns the measurements (plus targets met). ``vinoground_pairs=0`` skips the CLI row."""
     work = Path(tempfile.mkdtemp(prefix="temporal-tasks-bench-"))
@@ -335,7 +348,7 @@ def run(
         result.update(bench_overhead(clip_pairs, work))
         result.update(bench_aggregate(payloads))
         if vinoground_pairs > 0:
-            result.update(bench_vinoground_cold_warm(clip_pairs, work, vinoground_pairs, latency_ms, order))
+            result.update(bench_vinoground_cold_warm(clip_pairs, work, vinoground_pairs, latency_ms, order, repeats))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result["targets_met"] = {
@@ -382,12 +395,21 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
         default="doc",
         help="the stand-in model's request order: lmms-eval's (doc) or longest prompt first (length)",
     )
+    p.add_argument(
+        "--vinoground-repeats",
+        type=int,
+        default=1,
+        help="alternate cold and warm runs this many times and divide the medians (default 1)",
+    )
     p.set_defaults(func=_cmd_bench)
     return p
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    result = run(args.pairs, args.seconds, args.payloads, args.vinoground_pairs, args.latency_ms, args.order)
+    result = run(
+        args.pairs, args.seconds, args.payloads, args.vinoground_pairs, args.latency_ms, args.order,
+        args.vinoground_repeats,
+    )  # fmt: skip
     print(format_table(result))
     if args.json:
         print(json.dumps(result))
