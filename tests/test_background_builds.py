@@ -280,3 +280,44 @@ def test_env_wins_and_a_difference_warns_once_with_both_values(monkeypatch):
     monkeypatch.delenv(video.ENV_NUM_FRAMES)
     with pytest.raises(ValueError, match="max_num_frames=2"):
         video.resolve_num_frames(("max_num_frames", 2))
+
+
+# ----------------------------------------------------------------------------- the replay model as a stand-in
+
+
+def _replay(tmp_path, **kwargs):
+    from temporal_tasks.replay import TemporalReplay
+
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("".join(f'{{"question_id": "q{i}", "response": "r{i}"}}\n' for i in range(3)))
+    return TemporalReplay(responses=str(responses), **kwargs)
+
+
+def test_replay_stand_in_fetches_visuals_sleeps_and_keeps_answers_in_place(tmp_path):
+    from types import SimpleNamespace
+
+    model = _replay(tmp_path, latency_ms="40", order="length")
+    docs = [{"question_id": f"q{i}"} for i in range(3)]
+    model.task_dict = {"t": {"test": docs}}
+    asked: list[str] = []
+
+    def doc_to_visual(doc):
+        asked.append(doc["question_id"])
+        return []
+
+    prompts = ["short", "the longest prompt", "middle one"]
+    requests = [SimpleNamespace(args=(p, {}, doc_to_visual, i, "t", "test")) for i, p in enumerate(prompts)]
+    start = time.perf_counter()
+    assert model.generate_until(requests) == ["r0", "r1", "r2"]  # answers stay with their requests
+    assert time.perf_counter() - start >= 0.12
+    assert asked == ["q1", "q2", "q0"]  # served longest prompt first, each visual fetched once
+    plain = _replay(tmp_path)
+    plain.task_dict = model.task_dict
+    asked.clear()
+    assert plain.generate_until(requests) == ["r0", "r1", "r2"] and asked == []  # plain replay: no visuals
+
+
+@pytest.mark.parametrize("bad", [{"latency_ms": "abc"}, {"latency_ms": "-5"}, {"order": "random"}])
+def test_replay_rejects_bad_stand_in_args(tmp_path, bad):
+    with pytest.raises(SystemExit, match="temporal_replay"):
+        _replay(tmp_path, **bad)
