@@ -14,9 +14,11 @@ its sampler. :func:`build_paired_video` writes the paper's input directly:
   concatenation (both clips plus a 2-second gap).
 
 A model that samples the same N frames uniformly (e.g. ``max_num_frames=32`` for N=32) then
-sees exactly these frames. :func:`cached_paired_video` keys built files by the clips' contents,
-N and the order, writes them atomically (temporary file, then rename) and skips a rebuild on a
-cache hit. Only the needed frames are decoded (decord seeks; PyAV fallback decodes once).
+sees exactly these frames (:func:`resolve_num_frames` takes N from the run's model args when the env
+var is unset). :func:`cached_paired_video` keys built files by the clips' contents, N and the order,
+writes them atomically (temporary file, then rename), builds each once across processes (a lock
+file) and skips a rebuild on a cache hit. :class:`BackgroundBuilds` builds a rank's files ahead of
+the model's requests. Only the needed frames are decoded (decord seeks; PyAV fallback decodes once).
 """
 
 from __future__ import annotations
