@@ -131,6 +131,22 @@ def test_a_file_locked_by_another_process_is_waited_for_not_rebuilt(clips, tmp_p
     assert waited and path == target and target.read_bytes() == b"theirs" and recorded == []
 
 
+def test_two_ranks_planning_the_same_videos_build_each_once(clips, tmp_path, recorded):
+    # two ranks (here two schedulers) need the same files: the lock file lets one build, the other waits
+    ranks = [video.BackgroundBuilds(f"rank{r}", workers=2) for r in range(2)]
+    reqs = _requests(clips)
+    for builds in ranks:
+        builds.plan(reqs, 9, tmp_path, start=False)
+    for builds in ranks:
+        builds.start()
+    for builds in ranks:
+        _wait_idle(builds)
+    for builds in ranks:
+        for key, _prompt, (a, b) in reqs:
+            assert builds.get(key, a, b, 9, tmp_path)[0].is_file()
+    assert len(recorded) == len(set(recorded)) == 12
+
+
 def test_a_lock_left_by_a_dead_process_is_taken_over(clips, tmp_path, recorded):
     a, b = map(str, clips[:2])
     target = video.paired_cache_path(a, b, 9, tmp_path)
