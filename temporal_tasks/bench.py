@@ -13,6 +13,10 @@ so a noisy machine moves numerator and denominator together. Rows:
   parse, payload) / lmms-eval's dummy model decoding 8 frames of the same video.
 * ``aggregate_1m_seconds``: every TimeBlind metric (CIs and categories included) over 1,000,000
   payloads, with the 100,000 ratio to show linear cost, and the peak memory of that step.
+* ``vinoground_cold_over_warm``: wall time of a ``vinoground_group`` run through the real lmms-eval
+  CLI with an empty cache / the same run with every paired video cached, with the replay model
+  standing in for a GPU model (``latency_ms=300`` per question, visuals fetched); 50 pairs = 200
+  questions by default, clips reused across pairs in distinct combinations.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -38,7 +43,10 @@ TARGETS = {
     "cache_hit_ms": ("<=", 1.0),
     "overhead_fraction": ("<=", 0.01),
     "aggregate_1m_seconds": ("<=", 2.0),
+    "vinoground_cold_over_warm": ("<=", 1.05),
 }
+VINO_PAIRS = 50
+VINO_LATENCY_MS = 300.0
 
 
 def _timed(fn: Callable[[], object]) -> float:
@@ -223,8 +231,116 @@ def bench_aggregate(n: int) -> dict:
             "aggregate_1m_peak_mb": peak / 2**20, "aggregate_payloads": n}  # fmt: skip
 
 
-def run(pairs: int = 12, seconds: float = 10.0, payloads: int = 1_000_000) -> dict:
-    """Run every row; returns the measurements (plus targets met)."""
+_CAPTIONS = (
+    "the square moves from the left to the right",
+    "the square moves from the right to the left",
+    "a red square slides across a textured background until it reaches the far edge of the frame",
+    "the square stops",
+    "someone drags the red block slowly to the other side, then the camera holds still",
+)
+
+
+def write_vinoground_layout(root: Path, clip_pairs: list, num_pairs: int) -> list[str]:
+    """A Vinoground copy (csv, both JSONs, unzipped clip folder) of ``num_pairs`` pairs; returns the question ids.
+
+    Pairs reuse the generated clips in distinct combinations (no two pairs share both clips), so every
+    paired video is a different file, as in the real dataset.
+    """
+    from itertools import combinations
+
+    from temporal_tasks import vinoground as vg
+
+    clips = [c for pair in clip_pairs for c in pair]
+    combos = list(combinations(range(len(clips)), 2))
+    folder = root / vg.CLIPS_DIR
+    folder.mkdir(parents=True)
+    rows, text, video, qids = [], [], [], []
+    for i in range(num_pairs):
+        x, y = combos[i % len(combos)]
+        caps = {"pos": f"{_CAPTIONS[i % 5]} (take {i})", "neg": f"{_CAPTIONS[(i + 2) % 5]} (take {i})"}
+        for side, clip in (("pos", clips[x]), ("neg", clips[y])):
+            try:
+                (folder / f"{i}_{side}.mp4").symlink_to(Path(clip).resolve())
+            except OSError:  # no symlinks here: copy
+                shutil.copy(clip, folder / f"{i}_{side}.mp4")
+        rows.append(f'{i},action,cyclical,"{caps["pos"]}","{caps["neg"]}"\n')
+        for side in vg.SIDES:
+            other = "neg" if side == "pos" else "pos"
+            gt = "A" if i % 2 == 0 else "B"  # both questions A (or B): two orders, two paired videos
+            a, b = (caps[side], caps[other]) if gt == "A" else (caps[other], caps[side])
+            text.append({"idx": f"{i}_{side}", "video_name": f"{vg.CLIPS_DIR}/{i}_{side}.mp4", "GT": gt,
+                         "question": f"Which caption best describes this video?\nA. {a}\nB. {b}\n"
+                                     "Answer with the option's letter from the given choices directly."})  # fmt: skip
+            video.append({"idx": f"{i}_{side}", "video_name": f"{vg.CONCAT_DIR}/{i}.mp4", "GT": gt,
+                          "question": "Which video segment matches this caption? Note: The video contains two "
+                                      f"segments separated by a 2-second black frame. Caption: {caps[side]}\n"
+                                      "A. First segment (before black frame)\nB. Second segment (after black frame)\n"
+                                      "Answer with the option's letter from the given choices directly."})  # fmt: skip
+            qids += [f"{i}_{side}_text", f"{i}_{side}_video"]
+    (root / vg.CSV_NAME).write_text("index,major,minor,pos_cap,neg_cap\n" + "".join(rows), encoding="utf-8")
+    (root / vg.TEXT_JSON).write_text(json.dumps(text), encoding="utf-8")
+    (root / vg.VIDEO_JSON).write_text(json.dumps(video), encoding="utf-8")
+    return qids
+
+
+def _lmms_eval_wall_time(work: Path, name: str, model_args: str, env: dict) -> float:
+    out = work / name
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", "temporal_replay", "--model_args", model_args,
+           "--tasks", "vinoground_group", "--batch_size", "1", "--output_path", str(out),
+           "--verbosity", "DEBUG"]  # fmt: skip
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=work)
+    seconds = time.perf_counter() - start
+    (work / f"{name}.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    if proc.returncode != 0 or not list(out.rglob("*_results.json")):
+        raise RuntimeError(f"bench: the vinoground_group run failed:\n{(proc.stdout + proc.stderr)[-4000:]}")
+    return seconds
+
+
+def bench_vinoground_cold_warm(
+    clip_pairs: list,
+    work: Path,
+    num_pairs: int = VINO_PAIRS,
+    latency_ms: float = VINO_LATENCY_MS,
+    order: str = "doc",
+    repeats: int = 1,
+) -> dict:
+    """A ``vinoground_group`` CLI run with an empty cache over the same run with a warm cache.
+
+    ``repeats`` > 1 alternates cold and warm runs that many times and divides the medians (a noisy machine).
+    """
+    work = work / "vinoground_run"
+    data = work / "data"
+    qids = write_vinoground_layout(data / "vinoground", clip_pairs, num_pairs)
+    responses = work / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"question_id": q, "response": "A"}) + "\n" for q in qids))
+    cache = work / "cache"
+    env = dict(os.environ, TEMPORAL_TASKS_DATA_DIR=str(data), TEMPORAL_TASKS_CACHE_DIR=str(cache),
+               HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")  # fmt: skip
+    env.pop("TEMPORAL_TASKS_NUM_FRAMES", None)  # N follows the model's frame argument
+    model_args = f"responses={responses},latency_ms={latency_ms:g},order={order},max_num_frames={NUM_FRAMES}"
+    colds, warms = [], []
+    for r in range(max(1, repeats)):
+        shutil.rmtree(cache, ignore_errors=True)
+        colds.append(_lmms_eval_wall_time(work, f"cold{r}", model_args, env))
+        built = len(list((cache / "paired_videos").rglob("*.mp4")))
+        warms.append(_lmms_eval_wall_time(work, f"warm{r}", model_args, env))
+    cold, warm = statistics.median(colds), statistics.median(warms)
+    return {"vinoground_pairs": num_pairs, "vinoground_questions": len(qids), "vinoground_paired_videos": built,
+            "vinoground_latency_ms": latency_ms, "vinoground_repeats": len(colds), "vinoground_cold_seconds": cold,
+            "vinoground_warm_seconds": warm, "vinoground_cold_over_warm": cold / warm}  # fmt: skip
+
+
+def run(
+    pairs: int = 12,
+    seconds: float = 10.0,
+    payloads: int = 1_000_000,
+    vinoground_pairs: int = VINO_PAIRS,
+    latency_ms: float = VINO_LATENCY_MS,
+    order: str = "doc",
+    repeats: int = 1,
+) -> dict:
+    """Run every row; returns the measurements (plus targets met). ``vinoground_pairs=0`` skips the CLI row."""
     work = Path(tempfile.mkdtemp(prefix="temporal-tasks-bench-"))
     try:
         clip_pairs = make_clips(work, pairs, seconds)
@@ -232,6 +348,8 @@ def run(pairs: int = 12, seconds: float = 10.0, payloads: int = 1_000_000) -> di
         result.update(bench_paired(clip_pairs, work))
         result.update(bench_overhead(clip_pairs, work))
         result.update(bench_aggregate(payloads))
+        if vinoground_pairs > 0:
+            result.update(bench_vinoground_cold_warm(clip_pairs, work, vinoground_pairs, latency_ms, order, repeats))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result["targets_met"] = {
@@ -260,12 +378,39 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--pairs", type=int, default=12, help="clip pairs to generate (default 12)")
     p.add_argument("--seconds", type=float, default=10.0, help="clip length in seconds (default 10)")
     p.add_argument("--payloads", type=int, default=1_000_000, help="payloads to aggregate (default 1,000,000)")
+    p.add_argument(
+        "--vinoground-pairs",
+        type=int,
+        default=VINO_PAIRS,
+        help=f"pairs of the Vinoground cold/warm CLI run (default {VINO_PAIRS}; 0 skips it)",
+    )
+    p.add_argument(
+        "--latency-ms",
+        type=float,
+        default=VINO_LATENCY_MS,
+        help=f"the stand-in model's time per question in that run (default {VINO_LATENCY_MS:g})",
+    )
+    p.add_argument(
+        "--order",
+        choices=["doc", "length"],
+        default="doc",
+        help="the stand-in model's request order: lmms-eval's (doc) or longest prompt first (length)",
+    )
+    p.add_argument(
+        "--vinoground-repeats",
+        type=int,
+        default=1,
+        help="alternate cold and warm runs this many times and divide the medians (default 1)",
+    )
     p.set_defaults(func=_cmd_bench)
     return p
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    result = run(args.pairs, args.seconds, args.payloads)
+    result = run(
+        args.pairs, args.seconds, args.payloads, args.vinoground_pairs, args.latency_ms, args.order,
+        args.vinoground_repeats,
+    )  # fmt: skip
     print(format_table(result))
     if args.json:
         print(json.dumps(result))

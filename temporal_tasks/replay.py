@@ -8,12 +8,18 @@ benchmarks, so one file can serve several tasks (a task-specific line wins over 
 
 Uses: score answers collected elsewhere (API batch jobs) through the exact pipeline, and let
 tests assert exact metric values through the real CLI.
+
+``latency_ms=300`` makes it stand in for a GPU model when measuring a run: each request first gets
+its visuals (``doc_to_visual``, as a real model does; ``visuals=false`` skips that), then sleeps.
+``order=length`` answers requests longest prompt first, as lmms-eval's Collator orders them for
+the simple Qwen/LLaVA models (``order=doc``, the default, keeps lmms-eval's order).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 from lmms_eval.api.model import lmms
@@ -67,10 +73,29 @@ def read_responses(path: str | Path) -> dict[tuple[str | None, str], dict]:
 class TemporalReplay(lmms):
     """Replays recorded answers keyed by our ``question_id``; works with several processes."""
 
-    def __init__(self, responses: str = "", device: str = "cpu", **kwargs) -> None:
+    def __init__(
+        self,
+        responses: str = "",
+        device: str = "cpu",
+        latency_ms: float = 0.0,
+        visuals: bool | str | None = None,
+        order: str = "doc",
+        **kwargs,
+    ) -> None:
         super().__init__()
         if not responses:
             stop(DataError("temporal_replay: pass --model_args responses=FILE.jsonl (one JSON answer per line)."))
+        try:
+            self._latency = float(latency_ms) / 1000.0
+        except (TypeError, ValueError):
+            stop(DataError(f"temporal_replay: latency_ms={latency_ms!r} is not a number of milliseconds."))
+        if self._latency < 0:
+            stop(DataError(f"temporal_replay: latency_ms={latency_ms} is negative."))
+        if order not in ("doc", "length"):
+            stop(DataError(f"temporal_replay: order={order!r}; use order=doc or order=length."))
+        self._order = order
+        # a stand-in for a GPU model gets its visuals like one; plain replay stays instant
+        self._visuals = self._latency > 0 if visuals is None else str(visuals).strip().lower() in ("1", "true", "yes")
         import torch
 
         try:
@@ -112,14 +137,26 @@ class TemporalReplay(lmms):
                 f"(answered empty, scored as wrong), e.g. {missing[:5]}"
             )
 
+    def _serve(self, req) -> None:
+        """What a real model does before answering: get the visuals, then take ``latency_ms``."""
+        if self._visuals:
+            _ctx, _second, doc_to_visual, doc_id, task, split = req.args
+            doc_to_visual(self._doc(task, split, doc_id))
+        if self._latency:
+            time.sleep(self._latency)
+
     def generate_until(self, requests) -> list[str]:
         """Answer each request with the recorded response (empty if none)."""
-        out, missing = [], []
-        for req in requests:
+        out, missing = [""] * len(requests), []
+        indices = list(range(len(requests)))
+        if self._order == "length":  # lmms-eval's Collator: longest prompt first, ties by prompt
+            indices.sort(key=lambda i: (-len(str(requests[i].args[0])), str(requests[i].args[0])))
+        for i in indices:
+            req = requests[i]
             *_, doc_id, task, split = req.args
+            self._serve(req)
             rec = self._record(task, split, doc_id, missing)
-            response = "" if rec is None else (rec.get("response") or "")
-            out.append(response)
+            out[i] = "" if rec is None else (rec.get("response") or "")
         self._report_missing(missing, "response")
         return out
 
@@ -128,6 +165,7 @@ class TemporalReplay(lmms):
         out, missing = [], []
         for req in requests:
             _ctx, continuation, _visual, doc_id, task, split = req.args
+            self._serve(req)
             if callable(continuation):  # plain `loglikelihood` tasks pass doc_to_target itself
                 continuation = continuation(self._doc(task, split, doc_id))
             continuation = str(continuation)

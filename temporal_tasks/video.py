@@ -14,19 +14,24 @@ its sampler. :func:`build_paired_video` writes the paper's input directly:
   concatenation (both clips plus a 2-second gap).
 
 A model that samples the same N frames uniformly (e.g. ``max_num_frames=32`` for N=32) then
-sees exactly these frames. :func:`cached_paired_video` keys built files by the clips' contents,
-N and the order, writes them atomically (temporary file, then rename) and skips a rebuild on a
-cache hit. Only the needed frames are decoded (decord seeks; PyAV fallback decodes once).
+sees exactly these frames (:func:`resolve_num_frames` takes N from the run's model args when the env
+var is unset). :func:`cached_paired_video` keys built files by the clips' contents, N and the order,
+writes them atomically (temporary file, then rename), builds each once across processes (a lock
+file) and skips a rebuild on a cache hit. :class:`BackgroundBuilds` builds a rank's files ahead of
+the model's requests. Only the needed frames are decoded (decord seeks; PyAV fallback decodes once).
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import socket
 import threading
+import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -41,6 +46,8 @@ __all__ = [
     "build_paired_videos",
     "cached_paired_video",
     "fps_indices",
+    "BackgroundBuilds",
+    "resolve_num_frames",
     "paired_cache_path",
     "paired_layout",
     "read_frames",
@@ -56,7 +63,13 @@ BUILDER_VERSION = "2"  # part of the cache key: bump when the output of the buil
 _MAX_FRAME_CACHE = 4  # sampled-frame arrays kept per process (a clip serves two questions; 720p: ~40 MB each)
 
 
-def num_frames_from_env(default: int = DEFAULT_NUM_FRAMES) -> int:
+def _check_num_frames(n: int, where: str) -> int:
+    if n < 3:
+        raise ValueError(f"{where}: a paired video needs at least 3 frames (one per clip and one black frame).")
+    return n
+
+
+def num_frames_from_env(default: int | None = DEFAULT_NUM_FRAMES) -> int | None:
     """N for paired videos: ``TEMPORAL_TASKS_NUM_FRAMES`` (an integer >= 3), else ``default``."""
     raw = os.environ.get(ENV_NUM_FRAMES, "").strip()
     if not raw:
@@ -67,11 +80,32 @@ def num_frames_from_env(default: int = DEFAULT_NUM_FRAMES) -> int:
         raise ValueError(
             f"{ENV_NUM_FRAMES}={raw!r} is not an integer; set it to the model's frame count (>= 3)."
         ) from None
-    if n < 3:
-        raise ValueError(
-            f"{ENV_NUM_FRAMES}={n}: a paired video needs at least 3 frames (one per clip and one black frame)."
-        )
-    return n
+    return _check_num_frames(n, f"{ENV_NUM_FRAMES}={n}")
+
+
+def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]:
+    """The N in force and where it comes from: the env var, else the model's frame argument, else 32.
+
+    ``model_setting`` is ``(argument name, value)`` from the run's ``--model_args`` (see
+    :func:`temporal_tasks.run_context.model_frame_setting`). When both are set and differ, the env var
+    wins and a warning names both values once.
+    """
+    from temporal_tasks.log import warn_once
+
+    env = num_frames_from_env(default=None)
+    if env is not None:
+        if model_setting is not None and model_setting[1] != env:
+            name, value = model_setting
+            warn_once(
+                f"{ENV_NUM_FRAMES}={env} but the model samples {name}={value} frames: paired videos are built "
+                f"with N={env}, so the model does not see exactly the paper's split. Unset {ENV_NUM_FRAMES} or "
+                "make them equal."
+            )
+        return env, ENV_NUM_FRAMES
+    if model_setting is not None:
+        name, value = model_setting
+        return _check_num_frames(value, f"--model_args {name}={value}"), f"--model_args {name}={value}"
+    return DEFAULT_NUM_FRAMES, f"default; set {ENV_NUM_FRAMES} or the model's frame argument to change it"
 
 
 def paired_layout(num_frames: int) -> tuple[int, int]:
@@ -387,6 +421,77 @@ def paired_cache_path(first: str | os.PathLike, second: str | os.PathLike, num_f
     return Path(cache_root) / "paired_videos" / f"n{num_frames}" / f"{key}.mp4"
 
 
+_LOCK_STALE_SECONDS = 600.0  # a lock whose owner cannot be checked (another host) is taken over after this
+_HOST = socket.gethostname()
+
+
+def _ready(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _lock_path(target: Path) -> Path:
+    return target.with_name(f".{target.name}.lock")
+
+
+def _try_lock(lock: Path) -> bool:
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as fh:
+        fh.write(f"{_HOST} {os.getpid()}\n")
+    return True
+
+
+def _lock_is_stale(lock: Path) -> bool:
+    """True when the lock's owner is gone (dead process on this host, or an old lock from elsewhere)."""
+    try:
+        owner = lock.read_text().split()
+        age = time.time() - lock.stat().st_mtime
+    except OSError:
+        return False  # just released: the caller looks again
+    if len(owner) == 2 and owner[0] == _HOST and owner[1].isdigit():
+        try:
+            os.kill(int(owner[1]), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            pass
+        return False
+    return age > _LOCK_STALE_SECONDS
+
+
+def _build_once(first: Path, second: Path, target: Path, num_frames: int, *, wait: bool = True) -> str:
+    """Make ``target`` exist, building it at most once across threads and processes.
+
+    A lock file next to the target (created with ``O_EXCL``) names the one builder; everyone else
+    waits for the target to appear (``wait=True``) or returns ``"busy"`` at once. A lock left by a
+    dead process is taken over. Returns ``"cached"``, ``"built"`` or ``"busy"``.
+    """
+    lock = _lock_path(target)
+    while True:
+        if _ready(target):
+            return "cached"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if _try_lock(lock):
+            try:
+                if _ready(target):  # finished by someone else between our check and the lock
+                    return "cached"
+                build_paired_video(first, second, target, num_frames)
+                return "built"
+            finally:
+                lock.unlink(missing_ok=True)
+        if _lock_is_stale(lock):
+            lock.unlink(missing_ok=True)
+            continue
+        if not wait:
+            return "busy"
+        time.sleep(0.05)
+
+
 def cached_paired_video(
     first: str | os.PathLike, second: str | os.PathLike, num_frames: int, cache_root: Path | None = None
 ) -> tuple[Path, bool]:
@@ -396,9 +501,9 @@ def cached_paired_video(
 
         cache_root = cache_dir()
     path = paired_cache_path(first, second, num_frames, cache_root)
-    if path.is_file() and path.stat().st_size > 0:
+    if _ready(path):
         return path, False
-    return build_paired_video(first, second, path, num_frames), True
+    return path, _build_once(Path(first), Path(second), path, num_frames) == "built"
 
 
 def build_paired_videos(
@@ -425,8 +530,8 @@ def build_paired_videos(
         bar = tqdm(total=len(missing), desc=desc, unit="video")
 
     def build(i: int) -> None:
-        if not targets[i].is_file():  # another process may have built it meanwhile
-            build_paired_video(pairs[i][0], pairs[i][1], targets[i], num_frames)
+        # another process (a running evaluation's background builds) may own or have built it meanwhile
+        _build_once(Path(pairs[i][0]), Path(pairs[i][1]), targets[i], num_frames)
         if bar is not None:
             bar.update(1)
 
@@ -445,3 +550,307 @@ def build_paired_videos(
         if bar is not None:
             bar.close()
     return targets
+
+
+# --------------------------------------------------------------------------- background builds
+
+
+def build_workers() -> int:
+    """Background build threads for this process: the cores it may use / the ranks on this node, at least 1."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    try:
+        local = int(os.environ.get("LOCAL_WORLD_SIZE", "") or 1)
+    except ValueError:
+        local = 1
+    return max(1, cores // max(1, local))
+
+
+class _Job:
+    """One paired video: its two clips, N and cache; ``state`` moves pending -> running -> done/failed."""
+
+    __slots__ = ("first", "second", "num_frames", "cache_root", "state", "event", "path", "error")
+
+    def __init__(self, first: Path, second: Path, num_frames: int, cache_root: Path) -> None:
+        self.first, self.second, self.num_frames, self.cache_root = first, second, num_frames, cache_root
+        self.state = "pending"  # also "running", "busy" (another process builds it), "done", "failed"
+        self.event = threading.Event()  # set whenever the job leaves "running"
+        self.path: Path | None = None
+        self.error: str | None = None
+
+
+# How lmms-eval may order one rank's requests: as built (doc order; replay, dummy, API models), or
+# sorted by its Collator, by prompt length, longest first (the simple Qwen/LLaVA models sort by
+# token count, ties by prompt), or by prompt text (chat models). Characters stand in for tokens.
+_ORDERINGS = (None, lambda text: (-len(text), text), lambda text: text)
+_WINDOW = 3  # a step of 1..3 positions between two requests counts as "following" an ordering
+
+
+class BackgroundBuilds:
+    """Paired videos built ahead in background threads, in the order the model will ask for them.
+
+    :meth:`plan` registers one rank's requests (each a key, a prompt and the clip pair it needs, or
+    ``None``); up to ``workers`` daemon threads (:func:`build_workers`) then build the missing files.
+    :meth:`get` returns one request's file: at once when built, after waiting for it when it is being
+    built, and built right there (ahead of the queue) when nobody has started it. Every request it
+    sees (:meth:`observe` for those without a paired video) tells which candidate ordering the model
+    follows (doc order, prompt length, prompt text) and where it is; the threads continue from there.
+    Files are built by :func:`_build_once` (atomic, one builder across processes). A failed build
+    stops the run at the next :meth:`get` with the clips named; :meth:`shutdown` (also at exit)
+    lets running builds finish and drops the rest.
+    """
+
+    def __init__(self, label: str, workers: int | None = None) -> None:
+        self.label = label
+        self.workers = workers
+        self._lock = threading.Lock()
+        self._jobs: dict[tuple, _Job] = {}
+        self._entries: list[tuple[Hashable, str, _Job | None]] = []  # (request key, prompt, job)
+        self._orders: list[list[Hashable]] = []
+        self._positions: list[dict[Hashable, int]] = []
+        self._by_key: dict[Hashable, _Job | None] = {}
+        self._planned = 0
+        self._seen: list[Hashable] = []
+        self._active, self._cursor = 0, -1
+        self._threads: list[threading.Thread] = []  # every thread started and maybe alive (joined at exit)
+        self._workers: list[threading.Thread] = []  # those still taking jobs
+        self._stopping = False
+        self._failure: str | None = None
+        self._counts = {"built": 0, "cached": 0}
+        self._waits = [0, 0.0]  # requests that waited for their video, seconds waited in all
+        self._done_keys: set[Hashable] = set()
+        self._started_at = 0.0
+        self._exit_hook = False
+
+    # -- planning
+
+    def _job(self, first: str | os.PathLike, second: str | os.PathLike, num_frames: int, cache_root: Path) -> _Job:
+        key = (str(first), str(second), int(num_frames), str(cache_root))
+        job = self._jobs.get(key)
+        if job is None:
+            job = self._jobs[key] = _Job(Path(first), Path(second), int(num_frames), Path(cache_root))
+        return job
+
+    def plan(
+        self,
+        requests: Sequence[tuple[Hashable, str, tuple[str, str] | None]],
+        num_frames: int,
+        cache_root: Path | None = None,
+        *,
+        start: bool = True,
+    ) -> int:
+        """Add ``(key, prompt, (first, second) or None)`` requests in lmms-eval's order; start building.
+
+        Returns how many distinct paired videos this plan needs.
+        """
+        if cache_root is None:
+            from temporal_tasks.data import cache_dir
+
+            cache_root = cache_dir()
+        with self._lock:
+            jobs = set()
+            for key, prompt, pair in requests:
+                if key in self._by_key:  # the same task loaded again in this process
+                    continue
+                job = None if pair is None else self._job(pair[0], pair[1], num_frames, cache_root)
+                if job is not None:
+                    jobs.add(id(job))
+                self._entries.append((key, prompt, job))
+            self._reorder()
+            self._stopping = False
+        if start:
+            self.start()
+        return len(jobs)
+
+    def _reorder(self) -> None:
+        self._orders = []
+        for order_key in _ORDERINGS:
+            if order_key is None:
+                keys = [key for key, _p, _j in self._entries]
+            else:
+                keys = [key for key, _p, _j in sorted(self._entries, key=lambda e: order_key(e[1]))]
+            self._orders.append(keys)
+        self._positions = [{key: i for i, key in enumerate(order)} for order in self._orders]
+        self._by_key = {key: job for key, _p, job in self._entries}
+        self._planned = sum(job is not None for job in self._by_key.values())
+        self._seen, self._active, self._cursor = [], 0, -1
+
+    def _observe(self, key: Hashable) -> None:
+        if key not in self._by_key:
+            return
+        self._seen = [*self._seen[-15:], key]
+        best, best_score = self._active, -1
+        for c, pos in enumerate(self._positions):
+            steps = zip(self._seen, self._seen[1:], strict=False)
+            score = sum(1 for a, b in steps if 0 < pos[b] - pos[a] <= _WINDOW)
+            if score > best_score or (score == best_score and c == self._active):
+                best, best_score = c, score
+        self._active = best
+        self._cursor = self._positions[best][key]
+
+    def observe(self, key: Hashable) -> None:
+        """Note that the model asked for request ``key`` (one that needs no paired video)."""
+        with self._lock:
+            self._observe(key)
+        self._check_failure()
+
+    def _next_job(self) -> _Job | None:
+        order = self._orders[self._active] if self._orders else []
+        n = len(order)
+        for step in range(1, n + 1):  # from just after the model's position, then wrapping around
+            job = self._by_key[order[(self._cursor + step) % n]]
+            if job is not None and job.state == "pending":
+                return job
+        return None
+
+    # -- threads
+
+    def start(self) -> None:
+        """Start the worker threads (idempotent; they end when nothing is left to build)."""
+        with self._lock:
+            if self._stopping or self._failure is not None or self._next_job() is None:
+                return
+            self._threads = [t for t in self._threads if t.is_alive()]
+            wanted = (self.workers or build_workers()) - len(self._workers)
+            if not self._workers:
+                self._started_at, self._counts = time.perf_counter(), {"built": 0, "cached": 0}
+            for i in range(max(0, wanted)):
+                thread = threading.Thread(target=self._work, name=f"{self.label}-build-{i}", daemon=True)
+                self._threads.append(thread)
+                self._workers.append(thread)
+                thread.start()
+            if not self._exit_hook:
+                atexit.register(self.shutdown)
+                self._exit_hook = True
+
+    def _work(self) -> None:
+        try:  # Linux: a lower priority for this thread only, so the model's own work (main thread) comes first
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + 10))
+        except (AttributeError, OSError):
+            pass
+        while True:
+            with self._lock:
+                job = None if self._stopping or self._failure is not None else self._next_job()
+                if job is None:
+                    self._workers.remove(threading.current_thread())  # stays in _threads until it returns
+                    last = not self._workers and not self._stopping and self._failure is None
+                    break
+                job.state = "running"
+                job.event.clear()
+            self._run(job, wait=False)
+        if last and sum(self._counts.values()):
+            from temporal_tasks.log import logger
+
+            logger.info(
+                f"{self.label}: background build finished: {self._counts['built']} paired videos built, "
+                f"{self._counts['cached']} already cached ({time.perf_counter() - self._started_at:.1f} s)"
+            )
+
+    def _run(self, job: _Job, *, wait: bool) -> None:
+        try:
+            target = paired_cache_path(job.first, job.second, job.num_frames, job.cache_root)
+            outcome = _build_once(job.first, job.second, target, job.num_frames, wait=wait)
+        except Exception as exc:  # noqa: BLE001 - any failure stops the run, named, at the next request
+            with self._lock:
+                job.state = "failed"
+                job.error = (
+                    f"{self.label}: could not build the paired video of {job.first} and {job.second} "
+                    f"(N={job.num_frames}): {type(exc).__name__}: {exc}. Check that both clips decode "
+                    "(re-download them if not)."
+                )
+                self._failure = self._failure or job.error
+        except BaseException:  # interrupted: nobody owns it any more
+            with self._lock:
+                job.state = "pending"
+            raise
+        else:
+            with self._lock:
+                if outcome == "busy":
+                    job.state = "busy"  # another process builds it; get() waits for the file
+                else:
+                    job.state, job.path = "done", target
+                    self._counts[outcome] += 1
+        finally:
+            job.event.set()
+
+    # -- requests
+
+    def _check_failure(self) -> None:
+        if self._failure is not None:
+            from temporal_tasks.data import DataError, stop
+
+            stop(DataError(self._failure))
+
+    def get(
+        self,
+        key: Hashable,
+        first: str | os.PathLike,
+        second: str | os.PathLike,
+        num_frames: int,
+        cache_root: Path | None = None,
+    ) -> tuple[Path, bool]:
+        """Request ``key``'s paired video; returns ``(path, waited)`` (waited: it was not ready yet)."""
+        if cache_root is None:
+            from temporal_tasks.data import cache_dir
+
+            cache_root = cache_dir()
+        with self._lock:
+            self._observe(key)
+            job = self._by_key.get(key)
+            wanted = (Path(first), Path(second), int(num_frames), Path(cache_root))
+            if job is None or (job.first, job.second, job.num_frames, job.cache_root) != wanted:
+                job = self._job(first, second, num_frames, cache_root)  # not planned: built on demand
+        self._check_failure()
+        waited, start = False, time.perf_counter()
+        while True:
+            with self._lock:
+                state = job.state
+                if state in ("pending", "busy"):
+                    job.state = "running"  # ours now: build it here, ahead of the queue
+                    job.event.clear()
+            if state == "done":
+                self._served(key, time.perf_counter() - start if waited else None)
+                return job.path, waited
+            if state == "failed":
+                from temporal_tasks.data import DataError, stop
+
+                stop(DataError(job.error or f"{self.label}: a paired video failed to build"))
+            waited = True
+            if state in ("pending", "busy"):
+                self._run(job, wait=True)
+            else:
+                job.event.wait()
+
+    def _served(self, key: Hashable, waited: float | None) -> None:
+        with self._lock:
+            if waited is not None:
+                self._waits[0] += 1
+                self._waits[1] += waited
+            if key not in self._by_key or key in self._done_keys:
+                return
+            self._done_keys.add(key)
+            if len(self._done_keys) < self._planned:
+                return
+            waits = self._waits
+        from temporal_tasks.log import logger
+
+        logger.info(
+            f"{self.label}: every paired-video question of this rank served; {waits[0]} waited for its video "
+            f"({waits[1]:.1f} s in all)"
+        )
+
+    def shutdown(self, timeout: float = 60.0) -> None:
+        """Stop after the builds under way (no torn files, no lock left), drop the rest; join the threads."""
+        with self._lock:
+            self._stopping = True
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join(timeout)
+
+    def alive(self) -> int:
+        """Worker threads still running."""
+        with self._lock:
+            return sum(t.is_alive() for t in self._threads)

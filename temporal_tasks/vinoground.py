@@ -18,7 +18,6 @@ official pre-built files), ``text``, ``video`` and ``text_blind`` (text-score qu
 from __future__ import annotations
 
 import csv
-import os
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -40,7 +39,7 @@ from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import collect_groups, unit_metric
 from temporal_tasks.scoring import invalid_rate as _invalid_rate
-from temporal_tasks.video import cached_paired_video, num_frames_from_env
+from temporal_tasks.video import BackgroundBuilds, build_workers, resolve_num_frames
 
 NAME = "vinoground"
 PARSER = "first_char_ab"  # official get_score_all.py: first character of the answer, any case
@@ -248,11 +247,17 @@ def _resolve(dirs: Sequence[Path], relpath: str, folder: str) -> Path:
     return dirs[0] / rel
 
 
-def _num_frames() -> int:
+def _num_frames(log: bool = False) -> int:
+    """N: ``TEMPORAL_TASKS_NUM_FRAMES``, else the run's ``--model_args`` frame count, else 32."""
+    from temporal_tasks.run_context import model_frame_setting
+
     try:
-        return num_frames_from_env()
+        n, source = resolve_num_frames(model_frame_setting())
     except ValueError as exc:
         raise DataError(str(exc)) from None
+    if log:
+        logger.info(f"vinoground: paired videos have N={n} frames ({source})")
+    return n
 
 
 def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list[dict]:
@@ -283,7 +288,7 @@ def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list
     if "text" in questions and "video" in questions:
         _check_captions(questions["text"], questions["video"], pairs, str(data.root))
 
-    num_frames = _num_frames() if variant in ("group", "video") else 0
+    num_frames = _num_frames(log=True) if variant in ("group", "video") else 0
     roles = [f"{side}_{kind}" for kind in kinds for side in SIDES]
     docs, needed = [], []
     for i in sorted(pairs):
@@ -331,13 +336,43 @@ def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list
         f"into {data.root}",
     )  # fmt: skip
     docs.sort(key=lambda d: (d["index"], roles.index(d["role"])))
-    _PROGRESS.expect(sum(d["paired"] for d in docs))
     return docs
 
 
+def _request_key(doc: dict) -> tuple[str, str]:
+    return doc["variant"], doc["question_id"]
+
+
+def start_background_builds(docs: list[dict]) -> int:
+    """Start building this rank's missing paired videos in the background, in request order.
+
+    The rank's share follows lmms-eval's sharding (rank, world size, ``--limit``/``--offset`` of the
+    run, see :mod:`temporal_tasks.run_context`). Returns the number of distinct paired videos planned.
+    """
+    from temporal_tasks.run_context import rank_share
+
+    share = rank_share(docs)
+    _PROGRESS.expect(sum(d["paired"] for d in share))
+    n = next((int(d["num_frames"]) for d in share if d["paired"]), 0)
+    if not n:
+        return 0
+    requests = [(_request_key(d), d["prompt"], tuple(d["videos"]) if d["paired"] else None) for d in share]
+    planned = _BUILDS.plan(requests, n)
+    logger.info(
+        f"vinoground: {planned} paired videos of this rank are checked and built in the background "
+        f"({_BUILDS.workers or build_workers()} threads); a question waits only for its own video"
+    )
+    return planned
+
+
 def _process_docs(variant: str) -> Callable:
+    def load() -> list[dict]:
+        docs = load_docs(variant=variant)
+        start_background_builds(docs)
+        return docs
+
     def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
-        return docs_dataset(lambda: load_docs(variant=variant))
+        return docs_dataset(load)
 
     process_docs.__name__ = process_docs.__qualname__ = f"process_docs_{variant}"
     process_docs.__doc__ = f"lmms-eval ``process_docs`` of the ``{variant}`` variant: the validated Vinoground docs."
@@ -355,7 +390,7 @@ process_docs_text_blind = _process_docs("text_blind")
 
 
 class _BuildProgress:
-    """A progress bar over one process's paired videos, shown once a build is needed and many remain."""
+    """A progress bar over one rank's paired videos, shown once questions wait for builds and many remain."""
 
     def __init__(self) -> None:
         self.expected = 0
@@ -364,9 +399,9 @@ class _BuildProgress:
         self.lock = threading.Lock()
 
     def expect(self, total: int) -> None:
-        world = max(1, int(os.environ.get("WORLD_SIZE", "1") or 1))
+        """``total`` paired-video questions for this rank (its share, already divided between ranks)."""
         with self.lock:
-            self.expected, self.done = -(-total // world), 0
+            self.expected, self.done = total, 0
             if self.bar is not None:
                 self.bar.close()
                 self.bar = None
@@ -386,15 +421,22 @@ class _BuildProgress:
 
 
 _PROGRESS = _BuildProgress()
+_BUILDS = BackgroundBuilds("vinoground")
 
 
 def doc_to_visual(doc: dict) -> list[str]:
-    """The question's video: a single clip, the official file, or the paired video (built on first use)."""
+    """The question's video: a single clip, the official file, or the paired video.
+
+    A paired video is usually built already by the background builds (:func:`start_background_builds`);
+    otherwise this waits for it, or builds it right away if nobody has started it.
+    """
     if doc.get("paired"):
         first, second = doc["videos"]
-        path, built = cached_paired_video(first, second, int(doc["num_frames"]))
-        _PROGRESS.tick(built)
+        path, waited = _BUILDS.get(_request_key(doc), first, second, int(doc["num_frames"]))
+        _PROGRESS.tick(waited)
         return [str(path)]
+    if "variant" in doc and "question_id" in doc:
+        _BUILDS.observe(_request_key(doc))  # where the model is in its order, for the background builds
     return list(doc["videos"])
 
 

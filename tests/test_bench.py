@@ -11,7 +11,8 @@ import pytest
 
 KEYS = (
     "paired_build_speedup_vs_ffmpeg", "paired_build_vs_decode_floor", "cache_hit_ms", "overhead_fraction",
-    "aggregate_1m_seconds", "aggregate_1m_peak_mb", "aggregate_1m_vs_100k",
+    "aggregate_1m_seconds", "aggregate_1m_peak_mb", "aggregate_1m_vs_100k", "vinoground_cold_over_warm",
+    "vinoground_cold_seconds", "vinoground_warm_seconds",
 )  # fmt: skip
 
 
@@ -19,7 +20,7 @@ KEYS = (
 def test_bench_json_last_line():
     out = subprocess.run(
         [sys.executable, "-m", "temporal_tasks", "bench", "--json", "--pairs", "2", "--seconds", "2",
-         "--payloads", "20000"],
+         "--payloads", "20000", "--vinoground-pairs", "2", "--latency-ms", "20", "--order", "length"],
         capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -32,3 +33,8 @@ def test_bench_json_last_line():
     else:
         assert result["paired_build_speedup_vs_ffmpeg"] > 0
     assert "| paired_build_vs_decode_floor |" in out.stdout
+    # the Vinoground cold/warm CLI row: 2 pairs = 8 questions, 2 paired videos per pair built by the cold run
+    assert (result["vinoground_questions"], result["vinoground_paired_videos"]) == (8, 4)
+    assert result["vinoground_cold_seconds"] > 0 and result["vinoground_warm_seconds"] > 0
+    assert result["vinoground_cold_over_warm"] == result["vinoground_cold_seconds"] / result["vinoground_warm_seconds"]
+    assert "| vinoground_cold_over_warm |" in out.stdout

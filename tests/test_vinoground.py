@@ -289,10 +289,9 @@ def test_paired_visual_follows_gt(offline_env, monkeypatch):
     assert vinoground.doc_to_visual(text_doc) == text_doc["videos"]
 
 
-def test_build_progress_bar(monkeypatch, capsys):
-    monkeypatch.setenv("WORLD_SIZE", "2")
+def test_build_progress_bar(capsys):
     progress = vinoground._BuildProgress()
-    progress.expect(40)  # 20 per rank
+    progress.expect(20)  # this rank's share
     progress.tick(False)  # cache hits show nothing
     assert progress.bar is None
     progress.tick(True)  # a build with 18 still to go: the bar appears
@@ -416,8 +415,16 @@ def test_cli_official_mode_every_task(lmms_eval, fixture_root):
 
 
 @pytest.mark.slow
-def test_cli_robust_mode(lmms_eval, fixture_root):
-    run = lmms_eval("vinoground_group,vinoground_text", responses=ANSWERS)
+def test_cli_robust_mode(lmms_eval, fixture_root, cache_root, tmp_path):
+    from tests.conftest import write_responses
+
+    # a stand-in for a GPU model: fetches every visual, takes 1 ms, answers longest prompt first
+    # (as lmms-eval's Collator orders the Qwen models' requests); N comes from its frame argument
+    responses = write_responses(tmp_path / "answers.jsonl", ANSWERS)
+    model_args = f"responses={responses},latency_ms=1,order=length,max_num_frames=7"
+    run = lmms_eval("vinoground_group,vinoground_text", model_args=model_args, env={"TEMPORAL_TASKS_NUM_FRAMES": ""})
+    assert "paired videos have N=7 frames (--model_args max_num_frames=7)" in run.output
+    assert len(list((cache_root / "paired_videos" / "n7").glob("*.mp4"))) == 6
     got = run.metrics("vinoground_group")
     _check(got, EXPECTED["robust"], ("text", "video", "group", "invalid"))
     for key, value in _oracle(fixture_root, "robust").items():
@@ -456,6 +463,21 @@ def test_cli_dummy_model_builds_and_decodes_paired_videos(lmms_eval, cache_root)
     assert "resolved: 32 | local: 32 | remote: 0 | missing: 0" in run.output
     built = sorted((cache_root / "paired_videos" / "n9").glob("*.mp4"))
     assert len(built) == 6  # 8 video questions; in pairs 1 and 3 both questions use the same order (one file)
+
+
+@pytest.mark.slow
+def test_cli_paired_videos_follow_the_models_frame_arg(lmms_eval, tmp_path):
+    # the issue's acceptance: dummy with max_num_frames=9 and TEMPORAL_TASKS_NUM_FRAMES unset builds 9-frame
+    # videos (dummy takes unknown model args; read_bytes=1 makes it open every visual, so each must exist)
+    decord = pytest.importorskip("decord")
+    cache = tmp_path / "cache"
+    env = {"TEMPORAL_TASKS_NUM_FRAMES": "", "TEMPORAL_TASKS_CACHE_DIR": str(cache)}
+    run = lmms_eval("vinoground_video", model="dummy", model_args="response=A,max_num_frames=9,read_bytes=1", env=env)
+    assert "paired videos have N=9 frames (--model_args max_num_frames=9)" in run.output
+    assert "resolved: 8 | local: 8 | remote: 0 | missing: 0" in run.output
+    assert [p.name for p in (cache / "paired_videos").iterdir()] == ["n9"]
+    built = sorted((cache / "paired_videos" / "n9").iterdir())
+    assert len(built) == 6 and all(len(decord.VideoReader(str(p))) == 9 for p in built)  # no lock/temp file left
 
 
 @pytest.mark.slow

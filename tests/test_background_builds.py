@@ -1,0 +1,339 @@
+"""Background paired-video builds (order, waiting, locks, failures, threads) and the run context (N, rank share)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from itertools import permutations
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import run_context, video
+from temporal_tasks.fixtures.video import appearing, moving, resizing, write_video
+
+decord = pytest.importorskip("decord")
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory) -> list[Path]:
+    d = tmp_path_factory.mktemp("bgclips")
+    scenes = [moving("left_to_right"), moving("top_to_bottom", "yellow"), resizing(True), appearing("red", "blue")]
+    return [write_video(d / f"c{i}.mp4", s, num_frames=10 + i, fps=8) for i, s in enumerate(scenes)]
+
+
+def _requests(clips: list[Path]) -> list[tuple[str, str, tuple[str, str]]]:
+    """12 requests, one per ordered clip pair; prompt lengths all differ and are not in request order."""
+    pairs = list(permutations(clips, 2))
+    lengths = [(7 * i) % 12 for i in range(len(pairs))]  # a permutation of 0..11
+    return [(f"q{i}", "x" * (10 + lengths[i]), (str(a), str(b))) for i, (a, b) in enumerate(pairs)]
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """Replace the encoder step by a recorder: writes a stub file, logs the build order."""
+    order: list[Path] = []
+    lock = threading.Lock()
+
+    def fake(first, second, out_path, num_frames=32):
+        time.sleep(0.02)
+        Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(out_path).write_bytes(b"stub")
+        with lock:
+            order.append(Path(out_path))
+        return Path(out_path)
+
+    monkeypatch.setattr(video, "build_paired_video", fake)
+    return order
+
+
+def _wait_idle(builds: video.BackgroundBuilds, seconds: float = 30) -> None:
+    end = time.monotonic() + seconds
+    while builds.alive() and time.monotonic() < end:
+        time.sleep(0.01)
+    assert builds.alive() == 0
+
+
+def test_background_builds_every_planned_video_then_the_threads_end(clips, tmp_path, monkeypatch):
+    from temporal_tasks import log
+
+    infos: list[str] = []
+    monkeypatch.setattr(log.logger, "info", infos.append)
+    builds = video.BackgroundBuilds("test", workers=2)
+    reqs = _requests(clips)
+    assert builds.plan(reqs, 9, tmp_path) == 12
+    _wait_idle(builds)
+    for key, _prompt, (a, b) in reqs:
+        path, waited = builds.get(key, a, b, 9, tmp_path)
+        assert not waited and path == video.paired_cache_path(a, b, 9, tmp_path)
+        assert len(decord.VideoReader(str(path))) == 9
+    assert "test: background build finished: 12 paired videos built, 0 already cached" in infos[0]
+    assert "every paired-video question of this rank served; 0 waited" in infos[-1]
+    assert not [t for t in threading.enumerate() if t.name.startswith("test-build")]
+    assert not [p for p in (tmp_path / "paired_videos").rglob(".*")]  # no lock or temporary file left
+
+
+def test_builds_follow_the_models_order_once_seen(clips, tmp_path, recorded):
+    builds = video.BackgroundBuilds("test", workers=1)
+    reqs = _requests(clips)
+    builds.plan(reqs, 9, tmp_path, start=False)
+    by_length = sorted(reqs, key=lambda r: (-len(r[1]), r[1]))  # how the simple Qwen models order them
+    for key, _prompt, (a, b) in by_length[:2]:
+        _path, waited = builds.get(key, a, b, 9, tmp_path)
+        assert waited  # nothing was started: built right here, ahead of any queue
+    builds.start()
+    _wait_idle(builds)
+    expected = [video.paired_cache_path(a, b, 9, tmp_path) for _k, _p, (a, b) in by_length]
+    assert recorded == expected  # the two asked first, then the rest in the model's order
+
+
+def test_doc_order_is_the_default(clips, tmp_path, recorded):
+    builds = video.BackgroundBuilds("test", workers=1)
+    reqs = _requests(clips)
+    builds.plan(reqs, 9, tmp_path)
+    _wait_idle(builds)
+    assert recorded == [video.paired_cache_path(a, b, 9, tmp_path) for _k, _p, (a, b) in reqs]
+
+
+def test_a_request_jumps_the_queue(clips, tmp_path, recorded):
+    builds = video.BackgroundBuilds("test", workers=1)
+    reqs = _requests(clips)
+    builds.plan(reqs, 9, tmp_path)
+    key, _prompt, (a, b) = reqs[-1]  # last in the queue
+    path, _waited = builds.get(key, a, b, 9, tmp_path)
+    assert path.is_file() and recorded.index(path) < len(reqs) - 1
+    _wait_idle(builds)
+    assert len(recorded) == len(set(recorded)) == 12  # each built once
+
+
+def test_a_file_locked_by_another_process_is_waited_for_not_rebuilt(clips, tmp_path, recorded):
+    a, b = map(str, clips[:2])
+    target = video.paired_cache_path(a, b, 9, tmp_path)
+    target.parent.mkdir(parents=True)
+    lock = video._lock_path(target)
+    lock.write_text(f"{video._HOST} {os.getppid()}\n")  # a live process builds it
+    builds = video.BackgroundBuilds("test", workers=1)
+    builds.plan([("q", "p", (a, b))], 9, tmp_path)
+    _wait_idle(builds)  # the worker saw the lock and moved on
+    assert recorded == []
+
+    def other_process_finishes() -> None:
+        time.sleep(0.3)
+        target.write_bytes(b"theirs")
+        lock.unlink()
+
+    threading.Thread(target=other_process_finishes).start()
+    path, waited = builds.get("q", a, b, 9, tmp_path)
+    assert waited and path == target and target.read_bytes() == b"theirs" and recorded == []
+
+
+def test_two_ranks_planning_the_same_videos_build_each_once(clips, tmp_path, recorded):
+    # two ranks (here two schedulers) need the same files: the lock file lets one build, the other waits
+    ranks = [video.BackgroundBuilds(f"rank{r}", workers=2) for r in range(2)]
+    reqs = _requests(clips)
+    for builds in ranks:
+        builds.plan(reqs, 9, tmp_path, start=False)
+    for builds in ranks:
+        builds.start()
+    for builds in ranks:
+        _wait_idle(builds)
+    for builds in ranks:
+        for key, _prompt, (a, b) in reqs:
+            assert builds.get(key, a, b, 9, tmp_path)[0].is_file()
+    assert len(recorded) == len(set(recorded)) == 12
+
+
+def test_a_lock_left_by_a_dead_process_is_taken_over(clips, tmp_path, recorded):
+    a, b = map(str, clips[:2])
+    target = video.paired_cache_path(a, b, 9, tmp_path)
+    target.parent.mkdir(parents=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    video._lock_path(target).write_text(f"{video._HOST} {int(dead.stdout)}\n")
+    path, built = video.cached_paired_video(a, b, 9, tmp_path)
+    assert built and recorded == [path] and not video._lock_path(target).exists()
+
+
+def test_a_failed_build_names_the_clip_and_stops_the_run(clips, tmp_path, monkeypatch):
+    bad = str(clips[2])
+
+    def broken(first, second, out_path, num_frames=32):
+        if bad in (str(first), str(second)):
+            raise RuntimeError("moov atom not found")
+        Path(out_path).write_bytes(b"stub")
+        return Path(out_path)
+
+    monkeypatch.setattr(video, "build_paired_video", broken)
+    builds = video.BackgroundBuilds("test", workers=2)
+    reqs = _requests(clips)
+    builds.plan(reqs, 9, tmp_path)
+    _wait_idle(builds)
+    key, _prompt, (a, b) = next(r for r in reqs if bad not in r[2])
+    with pytest.raises(SystemExit, match="moov atom not found") as err:
+        builds.get(key, a, b, 9, tmp_path)  # any next request stops, not only the broken one
+    assert bad in str(err.value) and "paired video" in str(err.value)
+    with pytest.raises(SystemExit):
+        builds.observe(key)
+
+
+_INTERRUPTED = """
+import sys, time, threading
+from pathlib import Path
+from temporal_tasks import video
+
+def slow(first, second, out_path, num_frames=32):
+    time.sleep(0.3)
+    return video._atomic_write_stub(out_path)
+
+def stub(out_path):
+    Path(out_path).write_bytes(b"stub")
+    return Path(out_path)
+
+video._atomic_write_stub = stub
+video.build_paired_video = slow
+clips = sys.argv[2:]
+pairs = [(a, b) for a in clips for b in clips if a != b]
+builds = video.BackgroundBuilds("leak", workers=2)
+builds.plan([(i, "p", p) for i, p in enumerate(pairs)], 9, Path(sys.argv[1]))
+time.sleep(0.4)
+print("threads", builds.alive(), flush=True)
+raise KeyboardInterrupt
+"""
+
+
+def test_an_interrupted_run_leaves_no_thread_lock_or_partial_file(clips, tmp_path):
+    script = tmp_path / "interrupted.py"
+    script.write_text(textwrap.dedent(_INTERRUPTED))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "cache"), *map(str, clips)],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert "threads 2" in proc.stdout and "KeyboardInterrupt" in proc.stderr
+    assert time.monotonic() - start < 30  # the 12 queued builds (3.6 s of work) are dropped, not waited for
+    files = list((tmp_path / "cache").rglob("*"))
+    built = [p for p in files if p.suffix == ".mp4" and not p.name.startswith(".")]
+    assert 0 < len(built) < 12  # the builds under way finished; the rest were dropped
+    assert not [p for p in files if p.name.startswith(".")]  # no lock or temporary file left
+
+
+def test_shutdown_joins_the_threads(clips, tmp_path, recorded):
+    builds = video.BackgroundBuilds("test", workers=2)
+    builds.plan(_requests(clips), 9, tmp_path)
+    builds.shutdown()
+    assert builds.alive() == 0 and len(recorded) < 12
+
+
+# ----------------------------------------------------------------------------- run context
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["lmms_eval", "--model", "x", "--model_args", "pretrained=p,max_num_frames=9", "--limit", "7"],
+     ["lmms_eval", "--model_args=pretrained=p,max_num_frames=9", "--limit=7"]],
+)  # fmt: skip
+def test_run_context_from_the_command_line(argv, monkeypatch):
+    monkeypatch.delenv("RANK", raising=False)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    ctx = run_context.run_context(argv)
+    assert ctx.model_args == {"pretrained": "p", "max_num_frames": "9"} and ctx.limit == 7 and ctx.offset == 0
+    assert run_context.model_frame_setting(ctx) == ("max_num_frames", 9)
+
+
+def test_run_context_from_simple_evaluate_wins_over_argv(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model_args", "max_num_frames=9"])
+
+    def simple_evaluate(model_args=None, limit=None, offset=0):  # stands for lmms-eval's, found on the stack
+        return run_context.run_context()
+
+    ctx = simple_evaluate(model_args={"max_frames_num": 16, "fps": 1}, limit=0.5, offset=2)
+    assert run_context.model_frame_setting(ctx) == ("max_frames_num", 16) and (ctx.limit, ctx.offset) == (0.5, 2)
+
+
+def test_frame_setting_ignores_non_counts():
+    ctx = run_context.RunContext(model_args={"nframes": "0", "fps": "2", "num_frames": "abc", "max_frames": "12"})
+    assert run_context.model_frame_setting(ctx) == ("max_frames", 12)
+    assert run_context.model_frame_setting(run_context.RunContext()) is None
+
+
+@pytest.mark.parametrize("world", [1, 2, 3])
+@pytest.mark.parametrize("limit", [None, 0, -1, 5, 0.3, 100])
+@pytest.mark.parametrize("offset", [0, 3])
+def test_rank_share_matches_lmms_eval_sharding(world, limit, offset):
+    from lmms_eval.evaluator_utils import get_sample_size
+    from lmms_eval.utils import create_iterator
+
+    docs = list(range(23))
+
+    class Task:
+        eval_docs = docs
+
+    for rank in range(world):
+        n = get_sample_size(Task, limit)
+        expected = list(create_iterator(iter(docs), rank=rank, world_size=world, limit=n or None, offset=offset))
+        ctx = run_context.RunContext(limit=limit, offset=offset, rank=rank, world_size=world)
+        assert run_context.rank_share(docs, ctx) == expected
+
+
+def test_env_wins_and_a_difference_warns_once_with_both_values(monkeypatch):
+    from temporal_tasks import log
+
+    warnings: list[str] = []
+    monkeypatch.setattr(log.logger, "warning", warnings.append)
+    monkeypatch.setattr(log, "_seen", set())
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    assert video.resolve_num_frames(("max_num_frames", 9)) == (9, "--model_args max_num_frames=9")
+    assert video.resolve_num_frames(None)[0] == 32
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "16")
+    for _ in range(3):
+        assert video.resolve_num_frames(("max_num_frames", 9))[0] == 16
+    assert len(warnings) == 1 and "TEMPORAL_TASKS_NUM_FRAMES=16" in warnings[0] and "max_num_frames=9" in warnings[0]
+    assert video.resolve_num_frames(("max_num_frames", 16))[0] == 16 and len(warnings) == 1
+    monkeypatch.delenv(video.ENV_NUM_FRAMES)
+    with pytest.raises(ValueError, match="max_num_frames=2"):
+        video.resolve_num_frames(("max_num_frames", 2))
+
+
+# ----------------------------------------------------------------------------- the replay model as a stand-in
+
+
+def _replay(tmp_path, **kwargs):
+    from temporal_tasks.replay import TemporalReplay
+
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("".join(f'{{"question_id": "q{i}", "response": "r{i}"}}\n' for i in range(3)))
+    return TemporalReplay(responses=str(responses), **kwargs)
+
+
+def test_replay_stand_in_fetches_visuals_sleeps_and_keeps_answers_in_place(tmp_path):
+    from types import SimpleNamespace
+
+    model = _replay(tmp_path, latency_ms="40", order="length")
+    docs = [{"question_id": f"q{i}"} for i in range(3)]
+    model.task_dict = {"t": {"test": docs}}
+    asked: list[str] = []
+
+    def doc_to_visual(doc):
+        asked.append(doc["question_id"])
+        return []
+
+    prompts = ["short", "the longest prompt", "middle one"]
+    requests = [SimpleNamespace(args=(p, {}, doc_to_visual, i, "t", "test")) for i, p in enumerate(prompts)]
+    start = time.perf_counter()
+    assert model.generate_until(requests) == ["r0", "r1", "r2"]  # answers stay with their requests
+    assert time.perf_counter() - start >= 0.12
+    assert asked == ["q1", "q2", "q0"]  # served longest prompt first, each visual fetched once
+    plain = _replay(tmp_path)
+    plain.task_dict = model.task_dict
+    asked.clear()
+    assert plain.generate_until(requests) == ["r0", "r1", "r2"] and asked == []  # plain replay: no visuals
+
+
+@pytest.mark.parametrize("bad", [{"latency_ms": "abc"}, {"latency_ms": "-5"}, {"order": "random"}])
+def test_replay_rejects_bad_stand_in_args(tmp_path, bad):
+    with pytest.raises(SystemExit, match="temporal_replay"):
+        _replay(tmp_path, **bad)
