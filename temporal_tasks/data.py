@@ -15,6 +15,8 @@ ranks never see half an extraction.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -23,7 +25,7 @@ import shutil
 import threading
 import uuid
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -38,6 +40,38 @@ HF_REPOS = {
     "temporalbench": "microsoft/TemporalBench",
     "velociti": "katha-ai-iiith/VELOCITI",
 }
+
+
+# Language-only loading (lm-eval's text controls): no video archive is downloaded, extracted or checked.
+_MEDIA = contextvars.ContextVar("temporal_tasks_media", default=True)
+# Repo files that are media: video archives and their split parts, video folders, video files.
+MEDIA_PATTERNS = (
+    "*.zip", "*_part_*", "*.zip.*", "videos/*", "short_video*", "long_video*",
+    "*.mp4", "*.mkv", "*.webm", "*.avi", "*.mov",
+)  # fmt: skip
+
+
+@contextlib.contextmanager
+def language_only() -> Iterator[None]:
+    """Load docs without their videos: media files are not fetched, extracted or checked inside this block.
+
+    For text-only controls (``temporal_tasks.lm_eval_tasks``), which drop the videos anyway; the annotation
+    files are read and validated as usual.
+    """
+    token = _MEDIA.set(False)
+    try:
+        yield
+    finally:
+        _MEDIA.reset(token)
+
+
+def media_needed() -> bool:
+    """False inside :func:`language_only`."""
+    return _MEDIA.get()
+
+
+def _without_media(patterns: Iterable[str]) -> list[str]:
+    return [p for p in patterns if not any(fnmatch(p, m) for m in MEDIA_PATTERNS)]
 
 
 class DataError(RuntimeError):
@@ -70,7 +104,9 @@ class BenchmarkData:
         """Make sure the files matching ``patterns`` (``allow_patterns`` globs) are here; downloads online only."""
         if self.offline:
             return
-        _fetch(self.name, list(patterns), self.revision)
+        wanted = list(patterns) if media_needed() else _without_media(patterns)
+        if wanted:
+            _fetch(self.name, wanted, self.revision)
 
     def file(self, relpath: str, *, required: bool = True, hint: str = "") -> Path | None:
         """A file of the repo layout, or a clear error if it is required and missing."""
@@ -120,6 +156,8 @@ def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkDa
                 f"synthetic test copy, or unset {ENV_DATA_DIR} to download it."
             )
         return BenchmarkData(name, root, offline=True)
+    if needs is not None and not media_needed():
+        needs = _without_media(needs)
     root = _fetch(name, None if needs is None else list(needs), None)
     return BenchmarkData(name, root, offline=False, revision=_revision(root))
 
@@ -258,7 +296,12 @@ def looks_like_video(path: Path) -> bool:
 
 
 def check_files_exist(paths: Iterable[Path], where: str, fix: str, *, videos: bool = True) -> None:
-    """Stop before any model call if a video is missing, empty or not a video container, naming it."""
+    """Stop before any model call if a video is missing, empty or not a video container, naming it.
+
+    Skipped inside :func:`language_only` (the videos are not used there).
+    """
+    if videos and not media_needed():
+        return
     missing, empty, corrupt = [], [], []
     for p in dict.fromkeys(paths):
         try:
@@ -363,6 +406,8 @@ def content_dirs(data: BenchmarkData, archives: Sequence[str]) -> list[Path]:
     """
     data.need(archives)
     dirs = [data.root]
+    if not media_needed():
+        return dirs  # language only: the archives' videos are not used
     for name in archives:
         zipped = data.root / name
         if zipped.is_file():

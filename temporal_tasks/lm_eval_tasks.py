@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from temporal_tasks import lm_eval_tasks_dir
+from temporal_tasks.data import language_only
 from temporal_tasks.harness import doc_to_text, parse_disagreement
 from temporal_tasks.registry import load_task_yaml, our_tasks
 
@@ -52,7 +53,8 @@ def blind_docs(task: str) -> list[dict]:
     """The docs of lmms-eval task ``task`` with no video and the full prompt in ``lm_eval_text``."""
     cfg = _config(task)
     kwargs = (cfg.get("lmms_eval_specific_kwargs") or {}).get("default") or {}
-    dataset = _resolve(cfg["process_docs"])(None)
+    with language_only():  # the annotation files only: no video is downloaded, extracted or checked
+        dataset = _resolve(cfg["process_docs"])(None)
     docs = []
     for doc in dataset:
         doc = dict(doc)

@@ -38,6 +38,7 @@ from temporal_tasks.data import (
     check_unique,
     content_dirs,
     extract_zip,
+    media_needed,
     read_json,
     require_fields,
 )
@@ -134,6 +135,8 @@ def video_dirs(data: BenchmarkData, part: str) -> list[Path]:
     """Folders holding ``short_video/`` or ``long_video/``: the root, then every extracted archive."""
     prefix = _video_prefix(part)
     data.need([f"{prefix}*"])  # online: the archives, if the caller did not ask for them up front
+    if not media_needed():
+        return [data.root]  # language only: no archive is joined or extracted
     zips = sorted(p.name for p in data.root.glob(f"{prefix}*.zip") if p.is_file())
     dirs = content_dirs(data, zips)
     for stem, parts in sorted(split_archives(data.root, prefix).items()):

@@ -108,6 +108,28 @@ def test_each_task_downloads_only_its_files(hub, task, load, bench, expected):
         assert "vinoground_videos_concated.zip" not in got
 
 
+@pytest.mark.parametrize(
+    ("load", "bench", "expected"),
+    [
+        (lambda: timeblind.load_docs(), "timeblind", ["data.jsonl", "tags.json"]),
+        (lambda: vinoground.load_docs(variant="text_blind"), "vinoground",
+         ["vinoground.csv", "vinoground_textscore.json"]),
+        (lambda: temporalbench.load_qa("short_qa"), "temporalbench", ["temporalbench_short_qa.json"]),
+        (lambda: velociti.load_docs(kind="entail"), "velociti", ["*.parquet"]),
+    ],
+)  # fmt: skip
+def test_language_only_loads_fetch_no_video(hub, load, bench, expected):
+    # lm-eval's text-only controls: the annotation files are fetched and validated, no video is downloaded,
+    # extracted or checked (the same loaders otherwise stop on a missing video).
+    with data.language_only():
+        docs = load()
+    assert docs and hub.patterns() == [expected]
+    got = hub.files(bench)
+    assert not any(f.endswith(".zip") or f.endswith(".mp4") or "_part_" in f for f in got), got
+    assert not (Path(data.cache_dir()) / "extracted").exists()  # nothing extracted either
+    assert data.media_needed()  # the switch ends with the block
+
+
 def test_the_mba_group_adds_the_long_files_to_the_same_snapshot(hub):
     temporalbench.load_qa("short_qa")
     temporalbench.load_qa("long_qa")
