@@ -64,10 +64,18 @@ def test_variant_configs_reuse_the_main_task():
             cfg = task_config(name)
             # same docs (except vinoground's text-only blind task), parser, prompt and aggregation
             if name != "vinoground_text_blind":
-                assert {k: v for k, v in cfg.items() if k not in ("task", "doc_to_visual")} == {
-                    k: v for k, v in main_cfg.items() if k not in ("task", "doc_to_visual")
+                # variants with files to build load the main docs through their own process_docs (which plans
+                # this rank's background builds); test_variant_docs_are_the_main_docs checks they are the same
+                own = (
+                    ("task", "doc_to_visual") if name.endswith("_blind") else ("task", "doc_to_visual", "process_docs")
+                )
+                assert {k: v for k, v in cfg.items() if k not in own} == {
+                    k: v for k, v in main_cfg.items() if k not in own
                 }
-                assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{name.rsplit(main + '_', 1)[1]}_visual"
+                variant = name.rsplit(main + "_", 1)[1]
+                assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{variant}_visual"
+                if variant != "blind":
+                    assert cfg["process_docs"][1] == f"temporal_tasks.shortcuts.process_docs_{name}"
         group = task_config(f"{bench}_shortcuts")
         assert group["task"] == [main, *VARIANTS[bench]]
 
