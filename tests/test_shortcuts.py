@@ -430,16 +430,17 @@ def test_a_failed_background_build_names_the_clip(offline_env, monkeypatch, fres
 
 
 @pytest.mark.slow
-def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_eval, offline_env, cache_root):
+def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_eval, offline_env, tmp_path):
     # a stand-in for a GPU model: fetches every visual and takes 20 ms; N comes from its frame argument
     from tests.conftest import write_responses
 
     answers = _answers("timeblind")
-    responses = write_responses(cache_root.parent / "answers.jsonl", answers)
+    responses = write_responses(tmp_path / "answers.jsonl", answers)
+    cache_root = tmp_path / "cache"  # its own: the session's cache holds other tests' files
     run = lmms_eval(
         "timeblind_iacc,timeblind_iacc_shuffled",
         model_args=f"responses={responses},latency_ms=20,max_frames_num=6",
-        env={video.ENV_NUM_FRAMES: ""},
+        env={video.ENV_NUM_FRAMES: "", "TEMPORAL_TASKS_CACHE_DIR": str(cache_root)},
     )
     assert "timeblind_iacc_shuffled: shortcut visuals have N=6 frames (--model_args max_frames_num=6)" in run.output
     assert "shuffled files of this rank are checked and built in the background" in run.output
