@@ -400,7 +400,9 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
     _wait_idle(fresh_builds)  # every file of the rank built in the background, before the model asks
     assert all(not shortcuts.cached_visual(d, variant, 5)[1] for d in docs)
     visual = shortcuts.shuffled_visual if variant == "shuffled" else shortcuts.single_frame_visual
-    for doc in docs:
+    import datasets
+
+    for doc in datasets.Dataset.from_list(docs):  # the rows as lmms-eval hands them to doc_to_visual
         got = visual(doc)[0]
         if isinstance(got, str):
             assert got == str(shortcuts.cached_visual(doc, variant, 5)[0])
