@@ -10,12 +10,15 @@ docs, prompt, parser and aggregation are the main task's; only ``doc_to_visual``
   derived from the question id (reproducible; different questions get independent picks);
 * :func:`shuffled_visual`: a video of the same N uniformly sampled frames in a seeded random order.
 
-N is the paired-video rule of :mod:`temporal_tasks.video` (``TEMPORAL_TASKS_NUM_FRAMES``, default
-32), so a model sampling N frames uniformly sees exactly these frames. The shuffle is seeded by
-the clip's contents: every question on one clip (VELOCITI's C+ and C-, TimeBlind's two questions
-per video) sees the same shuffled video, and the cache holds one file per clip. Built files are
-keyed by content, N and seed, written atomically and reused; :func:`cached_visual` is the one
-build-or-reuse entry point, so a background builder (or :func:`prebuild`) can prepare them before a run.
+N is the paired-video rule (:func:`temporal_tasks.video.num_frames_in_force`: ``TEMPORAL_TASKS_NUM_FRAMES``,
+else the model's frame argument in ``--model_args``, else 32), so a model sampling N frames uniformly
+sees exactly these frames. The shuffle is seeded by the clip's contents: every question on one clip
+(VELOCITI's C+ and C-, TimeBlind's two questions per video) sees the same shuffled video, and the
+cache holds one file per clip. Built files are keyed by content, N and seed, written atomically,
+built once across processes and reused; :func:`shortcut_build` describes each file, so the variants'
+``process_docs`` (:func:`load_variant_docs`) build this rank's files in the background
+(:class:`temporal_tasks.video.BackgroundBuilds`, in the order the model asks) and ``doc_to_visual``
+waits only for its own file; :func:`prebuild` fills the cache before a run.
 
 Vinoground's video-score questions show two clips in one paired video (clip A, black, clip B).
 There, ``single_frame`` is a 3-frame paired video (one seeded frame of each clip, one black frame
@@ -27,25 +30,26 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 
 from temporal_tasks.data import DataError
+from temporal_tasks.harness import docs_dataset
+from temporal_tasks.video import BackgroundBuilds, FileBuild, cached_file
 
 SEED_VERSION = "1"  # part of every seed and cache key: bump when the frame choice or the layout changes
 VARIANTS = ("blind", "single_frame", "shuffled")
 
 
-def num_frames() -> int:
-    """N: ``TEMPORAL_TASKS_NUM_FRAMES`` (the paired-video rule), a clear error if it is malformed."""
-    from temporal_tasks.video import num_frames_from_env
+def num_frames(label: str = "shortcuts", log: bool = False) -> int:
+    """N: the paired-video rule (:func:`temporal_tasks.video.num_frames_in_force`: ``TEMPORAL_TASKS_NUM_FRAMES``,
+    else the model's frame argument in ``--model_args``, else 32); a clear error if it is malformed."""
+    from temporal_tasks.video import num_frames_in_force
 
-    try:
-        return num_frames_from_env()
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
+    return num_frames_in_force(label, log=log, what="shortcut visuals")
 
 
 def seed_for(*parts: object) -> int:
@@ -116,26 +120,45 @@ def build_shuffled_video(video: str | os.PathLike, out: str | os.PathLike, n: in
     return _atomic_write(list(clip.frames[order]), _frame_rate(n, clip.duration), Path(out))
 
 
+def _shuffled_build(video: str | os.PathLike, n: int, cache_root: Path | None = None) -> FileBuild:
+    video, root = Path(video), _cache_root(cache_root)
+    return FileBuild(
+        key=("shuffled", str(video), n, str(root)),
+        target=lambda: shuffled_cache_path(video, n, root),
+        build=lambda out: build_shuffled_video(video, out, n),
+        what=f"the shuffled video of {video} (N={n})",
+    )
+
+
+def _single_frame_build(
+    video: str | os.PathLike, question_id: str, n: int, cache_root: Path | None = None
+) -> FileBuild:
+    from temporal_tasks.video import _sample_clip, content_hash
+
+    video, root, pick = Path(video), _cache_root(cache_root), frame_choice(question_id, n)
+
+    def target() -> Path:
+        key = _key("single_frame", content_hash(video), n, pick)
+        return root / "shortcuts" / "single_frame" / f"n{n}" / f"{key}.png"
+
+    return FileBuild(
+        key=("single_frame", str(video), n, pick, str(root)),
+        target=target,
+        build=lambda out: _write_png(_sample_clip(video, n).frames[pick], out),
+        what=f"the single frame of {video} (frame {pick} of N={n})",
+    )
+
+
 def cached_shuffled_video(video: str | os.PathLike, n: int, cache_root: Path | None = None) -> tuple[Path, bool]:
     """The shuffled video from the cache, built first if missing; returns ``(path, built_now)``."""
-    path = shuffled_cache_path(video, n, cache_root)
-    if path.is_file() and path.stat().st_size > 0:
-        return path, False
-    return build_shuffled_video(video, path, n), True
+    return cached_file(_shuffled_build(video, n, cache_root))
 
 
 def cached_single_frame(
     video: str | os.PathLike, question_id: str, n: int, cache_root: Path | None = None
 ) -> tuple[Path, bool]:
     """The PNG of the frame :func:`frame_choice` picks among ``video``'s N sampled frames; ``(path, built_now)``."""
-    from temporal_tasks.video import _sample_clip, content_hash
-
-    pick = frame_choice(question_id, n)
-    key = _key("single_frame", content_hash(video), n, pick)
-    path = _cache_root(cache_root) / "shortcuts" / "single_frame" / f"n{n}" / f"{key}.png"
-    if path.is_file() and path.stat().st_size > 0:
-        return path, False
-    return _write_png(_sample_clip(Path(video), n).frames[pick], path), True
+    return cached_file(_single_frame_build(video, question_id, n, cache_root))
 
 
 # --------------------------------------------------------------------------- Vinoground paired videos
@@ -151,15 +174,10 @@ def _paired_frames(first: Path, second: Path, k: int, gap: int, pick_first, pick
     return [*a, *np.zeros((gap, height, width, 3), dtype=np.uint8), *b]
 
 
-def cached_paired_shortcut(
-    first: str | os.PathLike, second: str | os.PathLike, variant: str, question_id: str, n: int,
-    cache_root: Path | None = None,
-) -> tuple[Path, bool]:  # fmt: skip
-    """A paired video for a shortcut variant: ``shuffled`` (N frames, each clip shuffled within its half) or
-    ``single_frame`` (3 frames: one seeded frame of each clip's k sampled frames, one black frame between)."""
-    from temporal_tasks.video import _atomic_write, _frame_rate, _sample_clip, content_hash, paired_layout
+def _paired_layout(first: Path, second: Path, variant: str, question_id: str, n: int, root: Path):
+    """``(path, k, gap, total, picks)`` of a paired shortcut video (hashes both clips)."""
+    from temporal_tasks.video import content_hash, paired_layout
 
-    first, second = Path(first), Path(second)
     k, gap = paired_layout(n)
     ha, hb = content_hash(first), content_hash(second)
     if variant == "shuffled":
@@ -169,12 +187,42 @@ def cached_paired_shortcut(
     else:
         raise ValueError(f"no paired video for the {variant!r} variant")
     key = _key("paired", variant, ha, hb, n, *(p.tolist() if hasattr(p, "tolist") else p for p in picks))
-    path = _cache_root(cache_root) / "shortcuts" / f"paired_{variant}" / f"n{n}" / f"{key}.mp4"
-    if path.is_file() and path.stat().st_size > 0:
-        return path, False
-    frames = _paired_frames(first, second, k, gap, *picks)
-    seconds = _sample_clip(first, k).duration + _sample_clip(second, k).duration
-    return _atomic_write(frames, _frame_rate(total, seconds), path), True
+    return root / "shortcuts" / f"paired_{variant}" / f"n{n}" / f"{key}.mp4", k, gap, total, picks
+
+
+def _paired_build(
+    first: str | os.PathLike, second: str | os.PathLike, variant: str, question_id: str, n: int,
+    cache_root: Path | None = None,
+) -> FileBuild:  # fmt: skip
+    from temporal_tasks.video import _atomic_write, _frame_rate, _sample_clip
+
+    first, second, root = Path(first), Path(second), _cache_root(cache_root)
+    if variant not in ("shuffled", "single_frame"):
+        raise ValueError(f"no paired video for the {variant!r} variant")
+
+    def build(out: Path) -> Path:
+        _path, k, gap, total, picks = _paired_layout(first, second, variant, question_id, n, root)
+        seconds = _sample_clip(first, k).duration + _sample_clip(second, k).duration
+        return _atomic_write(_paired_frames(first, second, k, gap, *picks), _frame_rate(total, seconds), out)
+
+    # single_frame picks depend on the question; shuffled ones only on the clips (one file per clip order)
+    ident = question_id if variant == "single_frame" else ""
+    return FileBuild(
+        key=("paired", variant, str(first), str(second), ident, n, str(root)),
+        target=lambda: _paired_layout(first, second, variant, question_id, n, root)[0],
+        build=build,
+        what=f"the {variant} paired video of {first} and {second} (N={n})",
+        hint="Check that both clips decode (re-download them if not).",
+    )
+
+
+def cached_paired_shortcut(
+    first: str | os.PathLike, second: str | os.PathLike, variant: str, question_id: str, n: int,
+    cache_root: Path | None = None,
+) -> tuple[Path, bool]:  # fmt: skip
+    """A paired video for a shortcut variant: ``shuffled`` (N frames, each clip shuffled within its half) or
+    ``single_frame`` (3 frames: one seeded frame of each clip's k sampled frames, one black frame between)."""
+    return cached_file(_paired_build(first, second, variant, question_id, n, cache_root))
 
 
 # --------------------------------------------------------------------------- doc_to_visual hooks
@@ -194,9 +242,19 @@ def blind_visual(doc: dict) -> list:  # noqa: ARG001 - the doc is the main task'
     return []
 
 
+def _visual_file(doc: dict, variant: str) -> Path:
+    """The file behind ``doc``'s visual: from this rank's background builds when its task planned them."""
+    n = int(doc.get("shortcut_frames") or 0) or num_frames()
+    spec = shortcut_build(doc, variant, n)
+    task = doc.get("shortcut_task")
+    if task:
+        return _BUILDS.get_build((task, doc["question_id"]), spec)[0]  # waits only for this file
+    return cached_file(spec)[0]
+
+
 def single_frame_visual(doc: dict) -> list:
     """``doc_to_visual`` of ``<task>_single_frame``: one PIL image (a paired video for two-clip questions)."""
-    path, _ = cached_visual(doc, "single_frame", num_frames())
+    path = _visual_file(doc, "single_frame")
     if doc.get("paired"):
         return [str(path)]
     from PIL import Image
@@ -206,23 +264,100 @@ def single_frame_visual(doc: dict) -> list:
 
 
 def shuffled_visual(doc: dict) -> list[str]:
-    """``doc_to_visual`` of ``<task>_shuffled``: the path of the shuffled N-frame video (built on first use)."""
-    path, _ = cached_visual(doc, "shuffled", num_frames())
-    return [str(path)]
+    """``doc_to_visual`` of ``<task>_shuffled``: the path of the shuffled N-frame video."""
+    return [str(_visual_file(doc, "shuffled"))]
+
+
+def shortcut_build(doc: dict, variant: str, n: int, cache_root: Path | None = None) -> FileBuild:
+    """The :class:`~temporal_tasks.video.FileBuild` of ``doc``'s ``variant`` file (N = ``n``)."""
+    if variant not in ("single_frame", "shuffled"):
+        raise ValueError(f"the {variant!r} variant has no file to build (known: single_frame, shuffled)")
+    if doc.get("paired"):
+        return _paired_build(*doc["videos"], variant, doc["question_id"], n, cache_root)
+    if variant == "shuffled":
+        return _shuffled_build(_single_video(doc, variant), n, cache_root)
+    return _single_frame_build(_single_video(doc, variant), doc["question_id"], n, cache_root)
 
 
 def cached_visual(doc: dict, variant: str, n: int) -> tuple[Path, bool]:
     """The cached file behind ``doc``'s ``variant`` visual (built first if missing): ``(path, built_now)``.
 
-    The one entry point for builders: :func:`single_frame_visual` and :func:`shuffled_visual` read the same files.
+    The one build-or-reuse entry point: :func:`single_frame_visual`, :func:`shuffled_visual`, the
+    background builds and :func:`prebuild` all go through :func:`shortcut_build`, so they read the same files.
     """
-    if variant not in ("single_frame", "shuffled"):
-        raise ValueError(f"the {variant!r} variant has no file to build (known: single_frame, shuffled)")
-    if doc.get("paired"):
-        return cached_paired_shortcut(*doc["videos"], variant, doc["question_id"], n)
-    if variant == "shuffled":
-        return cached_shuffled_video(_single_video(doc, variant), n)
-    return cached_single_frame(_single_video(doc, variant), doc["question_id"], n)
+    return cached_file(shortcut_build(doc, variant, n))
+
+
+# --------------------------------------------------------------------------- process_docs: background builds
+
+# The main task's docs, loaded as its own process_docs does (Vinoground's without its paired-video builds,
+# which the variants never show).
+_MAIN_DOCS: dict[str, Callable[[], list[dict]]] = {
+    "timeblind_iacc": lambda: import_module("temporal_tasks.timeblind").load_docs(),
+    "velociti_strictvle": lambda: import_module("temporal_tasks.velociti").load_docs(kind="entail"),
+    "temporalbench_short_mba": lambda: import_module("temporal_tasks.temporalbench").load_qa("short_qa"),
+    "vinoground_group": lambda: import_module("temporal_tasks.vinoground").load_docs(variant="group"),
+}
+_BUILDS = BackgroundBuilds("shortcuts", kind="shortcut file")
+
+
+def load_variant_docs(main: str, variant: str) -> list[dict]:
+    """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds."""
+    task = f"{main}_{variant}"
+    docs = _MAIN_DOCS[main]()
+    n = num_frames(task, log=True)
+    for doc in docs:
+        doc["shortcut_task"], doc["shortcut_frames"] = task, n
+    start_background_builds(docs, variant)
+    return docs
+
+
+def start_background_builds(docs: list[dict], variant: str) -> int:
+    """Build this rank's share of ``docs``' ``variant`` files in the background, in request order.
+
+    ``docs`` come from :func:`load_variant_docs`; the share follows lmms-eval's sharding (see
+    :func:`temporal_tasks.run_context.rank_share`). Returns the number of distinct files planned.
+    """
+    from temporal_tasks.log import logger
+    from temporal_tasks.run_context import rank_share
+    from temporal_tasks.video import build_workers
+
+    share = rank_share(docs)
+    if not share:
+        return 0
+    requests = [
+        (
+            (d["shortcut_task"], d["question_id"]),
+            str(d.get("prompt", "")),
+            shortcut_build(d, variant, d["shortcut_frames"]),
+        )
+        for d in share
+    ]
+    planned = _BUILDS.plan_builds(requests)
+    logger.info(
+        f"{share[0]['shortcut_task']}: {planned} {variant} files of this rank are checked and built in the "
+        f"background ({_BUILDS.workers or build_workers()} threads); a question waits only for its own file"
+    )
+    return planned
+
+
+def _process_docs(main: str, variant: str) -> Callable:
+    def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
+        return docs_dataset(lambda: load_variant_docs(main, variant))
+
+    process_docs.__name__ = process_docs.__qualname__ = f"process_docs_{main}_{variant}"
+    process_docs.__doc__ = f"lmms-eval ``process_docs`` of ``{main}_{variant}``: the main docs, files built ahead."
+    return process_docs
+
+
+process_docs_timeblind_iacc_single_frame = _process_docs("timeblind_iacc", "single_frame")
+process_docs_timeblind_iacc_shuffled = _process_docs("timeblind_iacc", "shuffled")
+process_docs_velociti_strictvle_single_frame = _process_docs("velociti_strictvle", "single_frame")
+process_docs_velociti_strictvle_shuffled = _process_docs("velociti_strictvle", "shuffled")
+process_docs_temporalbench_short_mba_single_frame = _process_docs("temporalbench_short_mba", "single_frame")
+process_docs_temporalbench_short_mba_shuffled = _process_docs("temporalbench_short_mba", "shuffled")
+process_docs_vinoground_group_single_frame = _process_docs("vinoground_group", "single_frame")
+process_docs_vinoground_group_shuffled = _process_docs("vinoground_group", "shuffled")
 
 
 def prebuild(docs: Sequence[dict], variant: str, n: int | None = None, workers: int | None = None) -> list[Path]:

@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -47,6 +47,10 @@ __all__ = [
     "cached_paired_video",
     "fps_indices",
     "BackgroundBuilds",
+    "FileBuild",
+    "cached_file",
+    "num_frames_in_force",
+    "paired_build",
     "resolve_num_frames",
     "paired_cache_path",
     "paired_layout",
@@ -106,6 +110,25 @@ def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]
         name, value = model_setting
         return _check_num_frames(value, f"--model_args {name}={value}"), f"--model_args {name}={value}"
     return DEFAULT_NUM_FRAMES, f"default; set {ENV_NUM_FRAMES} or the model's frame argument to change it"
+
+
+def num_frames_in_force(label: str, log: bool = False, what: str = "paired videos") -> int:
+    """N for this run (:func:`resolve_num_frames` on the run's ``--model_args``); a ``DataError`` on a bad value.
+
+    The one frame rule of every built video (Vinoground's paired videos, the shortcut variants' files).
+    ``log=True`` logs the N in force and where it comes from as ``"<label>: <what> have N=... frames"``.
+    """
+    from temporal_tasks.data import DataError
+    from temporal_tasks.log import logger
+    from temporal_tasks.run_context import model_frame_setting
+
+    try:
+        n, source = resolve_num_frames(model_frame_setting())
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    if log:
+        logger.info(f"{label}: {what} have N={n} frames ({source})")
+    return n
 
 
 def paired_layout(num_frames: int) -> tuple[int, int]:
@@ -464,8 +487,8 @@ def _lock_is_stale(lock: Path) -> bool:
     return age > _LOCK_STALE_SECONDS
 
 
-def _build_once(first: Path, second: Path, target: Path, num_frames: int, *, wait: bool = True) -> str:
-    """Make ``target`` exist, building it at most once across threads and processes.
+def _build_once(target: Path, build: Callable[[Path], object], *, wait: bool = True) -> str:
+    """Make ``target`` exist with ``build(target)`` (an atomic writer), at most once across threads and processes.
 
     A lock file next to the target (created with ``O_EXCL``) names the one builder; everyone else
     waits for the target to appear (``wait=True``) or returns ``"busy"`` at once. A lock left by a
@@ -480,7 +503,7 @@ def _build_once(first: Path, second: Path, target: Path, num_frames: int, *, wai
             try:
                 if _ready(target):  # finished by someone else between our check and the lock
                     return "cached"
-                build_paired_video(first, second, target, num_frames)
+                build(target)
                 return "built"
             finally:
                 lock.unlink(missing_ok=True)
@@ -492,18 +515,52 @@ def _build_once(first: Path, second: Path, target: Path, num_frames: int, *, wai
         time.sleep(0.05)
 
 
+@dataclass(frozen=True)
+class FileBuild:
+    """One cached file to build: ``key`` (its identity), ``target()`` (its path, computed when needed: it may
+    hash the inputs), ``build(path)`` (an atomic writer), and ``what``/``hint`` naming it in an error."""
+
+    key: Hashable
+    target: Callable[[], Path]
+    build: Callable[[Path], object]
+    what: str
+    hint: str = "Check that the clip decodes (re-download it if not)."
+
+
+def cached_file(job: FileBuild) -> tuple[Path, bool]:
+    """``job``'s file from the cache, built first if missing (once across processes); ``(path, built_now)``."""
+    path = job.target()
+    if _ready(path):
+        return path, False
+    return path, _build_once(path, job.build) == "built"
+
+
+def _default_cache() -> Path:
+    from temporal_tasks.data import cache_dir
+
+    return cache_dir()
+
+
+def paired_build(
+    first: str | os.PathLike, second: str | os.PathLike, num_frames: int, cache_root: Path | None = None
+) -> FileBuild:
+    """The :class:`FileBuild` of the paired video of ``first`` and ``second`` with N = ``num_frames``."""
+    first, second, n = Path(first), Path(second), int(num_frames)
+    root = Path(cache_root) if cache_root is not None else _default_cache()
+    return FileBuild(
+        key=("paired", str(first), str(second), n, str(root)),
+        target=lambda: paired_cache_path(first, second, n, root),
+        build=lambda out: build_paired_video(first, second, out, n),  # looked up at call time (tests replace it)
+        what=f"the paired video of {first} and {second} (N={n})",
+        hint="Check that both clips decode (re-download them if not).",
+    )
+
+
 def cached_paired_video(
     first: str | os.PathLike, second: str | os.PathLike, num_frames: int, cache_root: Path | None = None
 ) -> tuple[Path, bool]:
     """The paired video from the cache, built first if missing; returns ``(path, built_now)``."""
-    if cache_root is None:
-        from temporal_tasks.data import cache_dir
-
-        cache_root = cache_dir()
-    path = paired_cache_path(first, second, num_frames, cache_root)
-    if _ready(path):
-        return path, False
-    return path, _build_once(Path(first), Path(second), path, num_frames) == "built"
+    return cached_file(paired_build(first, second, num_frames, cache_root))
 
 
 def build_paired_videos(
@@ -517,11 +574,9 @@ def build_paired_videos(
 ) -> list[Path]:
     """Cached paired videos for many ``(first, second)`` pairs, with a progress bar when 8+ are missing."""
     pairs = list(pairs)
-    if cache_root is None:
-        from temporal_tasks.data import cache_dir
-
-        cache_root = cache_dir()
-    targets = [paired_cache_path(a, b, num_frames, cache_root) for a, b in pairs]
+    cache_root = cache_root if cache_root is not None else _default_cache()
+    jobs = [paired_build(a, b, num_frames, cache_root) for a, b in pairs]
+    targets = [job.target() for job in jobs]
     missing = [i for i, t in enumerate(targets) if not t.is_file()]
     bar = None
     if progress and len(missing) >= 8:
@@ -531,7 +586,7 @@ def build_paired_videos(
 
     def build(i: int) -> None:
         # another process (a running evaluation's background builds) may own or have built it meanwhile
-        _build_once(Path(pairs[i][0]), Path(pairs[i][1]), targets[i], num_frames)
+        _build_once(targets[i], jobs[i].build)
         if bar is not None:
             bar.update(1)
 
@@ -569,12 +624,12 @@ def build_workers() -> int:
 
 
 class _Job:
-    """One paired video: its two clips, N and cache; ``state`` moves pending -> running -> done/failed."""
+    """One file to build (a :class:`FileBuild`); ``state`` moves pending -> running -> done/failed."""
 
-    __slots__ = ("first", "second", "num_frames", "cache_root", "state", "event", "path", "error")
+    __slots__ = ("spec", "state", "event", "path", "error")
 
-    def __init__(self, first: Path, second: Path, num_frames: int, cache_root: Path) -> None:
-        self.first, self.second, self.num_frames, self.cache_root = first, second, num_frames, cache_root
+    def __init__(self, spec: FileBuild) -> None:
+        self.spec = spec
         self.state = "pending"  # also "running", "busy" (another process builds it), "done", "failed"
         self.event = threading.Event()  # set whenever the job leaves "running"
         self.path: Path | None = None
@@ -589,24 +644,27 @@ _WINDOW = 3  # a step of 1..3 positions between two requests counts as "followin
 
 
 class BackgroundBuilds:
-    """Paired videos built ahead in background threads, in the order the model will ask for them.
+    """Cached files (paired videos, shortcut variants' files) built ahead in background threads, in the
+    order the model will ask for them.
 
-    :meth:`plan` registers one rank's requests (each a key, a prompt and the clip pair it needs, or
-    ``None``); up to ``workers`` daemon threads (:func:`build_workers`) then build the missing files.
-    :meth:`get` returns one request's file: at once when built, after waiting for it when it is being
-    built, and built right there (ahead of the queue) when nobody has started it. Every request it
-    sees (:meth:`observe` for those without a paired video) tells which candidate ordering the model
-    follows (doc order, prompt length, prompt text) and where it is; the threads continue from there.
-    Files are built by :func:`_build_once` (atomic, one builder across processes). A failed build
-    stops the run at the next :meth:`get` with the clips named; :meth:`shutdown` (also at exit)
-    lets running builds finish and drops the rest.
+    :meth:`plan_builds` registers one rank's requests (each a key, a prompt and the :class:`FileBuild` it
+    needs, or ``None``); :meth:`plan` does so for paired videos (a clip pair per request). Up to
+    ``workers`` daemon threads (:func:`build_workers`) then build the missing files; ``kind`` names one
+    file in the log. :meth:`get_build` (:meth:`get` for paired videos) returns one request's file: at once
+    when built, after waiting for it when it is being built, and built right there (ahead of the queue)
+    when nobody has started it. Every request it sees (:meth:`observe` for those without a file) tells
+    which candidate ordering the model follows (doc order, prompt length, prompt text) and where it is;
+    the threads continue from there. Files are built by :func:`_build_once` (atomic, one builder across
+    processes). A failed build stops the run at the next request, naming the file (its clips) from
+    :attr:`FileBuild.what`; :meth:`shutdown` (also at exit) lets running builds finish and drops the rest.
     """
 
-    def __init__(self, label: str, workers: int | None = None) -> None:
+    def __init__(self, label: str, workers: int | None = None, kind: str = "paired video") -> None:
         self.label = label
         self.workers = workers
+        self.kind = kind
         self._lock = threading.Lock()
-        self._jobs: dict[tuple, _Job] = {}
+        self._jobs: dict[Hashable, _Job] = {}
         self._entries: list[tuple[Hashable, str, _Job | None]] = []  # (request key, prompt, job)
         self._orders: list[list[Hashable]] = []
         self._positions: list[dict[Hashable, int]] = []
@@ -626,11 +684,10 @@ class BackgroundBuilds:
 
     # -- planning
 
-    def _job(self, first: str | os.PathLike, second: str | os.PathLike, num_frames: int, cache_root: Path) -> _Job:
-        key = (str(first), str(second), int(num_frames), str(cache_root))
-        job = self._jobs.get(key)
+    def _job(self, spec: FileBuild) -> _Job:
+        job = self._jobs.get(spec.key)
         if job is None:
-            job = self._jobs[key] = _Job(Path(first), Path(second), int(num_frames), Path(cache_root))
+            job = self._jobs[spec.key] = _Job(spec)
         return job
 
     def plan(
@@ -641,20 +698,25 @@ class BackgroundBuilds:
         *,
         start: bool = True,
     ) -> int:
-        """Add ``(key, prompt, (first, second) or None)`` requests in lmms-eval's order; start building.
+        """Paired videos: :meth:`plan_builds` with ``(key, prompt, (first, second) or None)`` requests."""
+        root = cache_root if cache_root is not None else _default_cache()
+        specs = [
+            (key, prompt, None if pair is None else paired_build(*pair, num_frames, root))
+            for key, prompt, pair in requests
+        ]
+        return self.plan_builds(specs, start=start)
 
-        Returns how many distinct paired videos this plan needs.
+    def plan_builds(self, requests: Sequence[tuple[Hashable, str, FileBuild | None]], *, start: bool = True) -> int:
+        """Add ``(key, prompt, FileBuild or None)`` requests in lmms-eval's order; start building.
+
+        Returns how many distinct files this plan needs.
         """
-        if cache_root is None:
-            from temporal_tasks.data import cache_dir
-
-            cache_root = cache_dir()
         with self._lock:
             jobs = set()
-            for key, prompt, pair in requests:
+            for key, prompt, spec in requests:
                 if key in self._by_key:  # the same task loaded again in this process
                     continue
-                job = None if pair is None else self._job(pair[0], pair[1], num_frames, cache_root)
+                job = None if spec is None else self._job(spec)
                 if job is not None:
                     jobs.add(id(job))
                 self._entries.append((key, prompt, job))
@@ -691,7 +753,7 @@ class BackgroundBuilds:
         self._cursor = self._positions[best][key]
 
     def observe(self, key: Hashable) -> None:
-        """Note that the model asked for request ``key`` (one that needs no paired video)."""
+        """Note that the model asked for request ``key`` (one that needs no file)."""
         with self._lock:
             self._observe(key)
         self._check_failure()
@@ -745,21 +807,19 @@ class BackgroundBuilds:
             from temporal_tasks.log import logger
 
             logger.info(
-                f"{self.label}: background build finished: {self._counts['built']} paired videos built, "
+                f"{self.label}: background build finished: {self._counts['built']} {self.kind}s built, "
                 f"{self._counts['cached']} already cached ({time.perf_counter() - self._started_at:.1f} s)"
             )
 
     def _run(self, job: _Job, *, wait: bool) -> None:
         try:
-            target = paired_cache_path(job.first, job.second, job.num_frames, job.cache_root)
-            outcome = _build_once(job.first, job.second, target, job.num_frames, wait=wait)
+            target = job.spec.target()
+            outcome = _build_once(target, job.spec.build, wait=wait)
         except Exception as exc:  # noqa: BLE001 - any failure stops the run, named, at the next request
             with self._lock:
                 job.state = "failed"
                 job.error = (
-                    f"{self.label}: could not build the paired video of {job.first} and {job.second} "
-                    f"(N={job.num_frames}): {type(exc).__name__}: {exc}. Check that both clips decode "
-                    "(re-download them if not)."
+                    f"{self.label}: could not build {job.spec.what}: {type(exc).__name__}: {exc}. {job.spec.hint}"
                 )
                 self._failure = self._failure or job.error
         except BaseException:  # interrupted: nobody owns it any more
@@ -793,16 +853,15 @@ class BackgroundBuilds:
         cache_root: Path | None = None,
     ) -> tuple[Path, bool]:
         """Request ``key``'s paired video; returns ``(path, waited)`` (waited: it was not ready yet)."""
-        if cache_root is None:
-            from temporal_tasks.data import cache_dir
+        return self.get_build(key, paired_build(first, second, num_frames, cache_root))
 
-            cache_root = cache_dir()
+    def get_build(self, key: Hashable, spec: FileBuild) -> tuple[Path, bool]:
+        """Request ``key``'s file (``spec``); returns ``(path, waited)`` (waited: it was not ready yet)."""
         with self._lock:
             self._observe(key)
             job = self._by_key.get(key)
-            wanted = (Path(first), Path(second), int(num_frames), Path(cache_root))
-            if job is None or (job.first, job.second, job.num_frames, job.cache_root) != wanted:
-                job = self._job(first, second, num_frames, cache_root)  # not planned: built on demand
+            if job is None or job.spec.key != spec.key:
+                job = self._job(spec)  # not planned: built on demand
         self._check_failure()
         waited, start = False, time.perf_counter()
         while True:
@@ -817,7 +876,7 @@ class BackgroundBuilds:
             if state == "failed":
                 from temporal_tasks.data import DataError, stop
 
-                stop(DataError(job.error or f"{self.label}: a paired video failed to build"))
+                stop(DataError(job.error or f"{self.label}: {job.spec.what} failed to build"))
             waited = True
             if state in ("pending", "busy"):
                 self._run(job, wait=True)
@@ -838,8 +897,8 @@ class BackgroundBuilds:
         from temporal_tasks.log import logger
 
         logger.info(
-            f"{self.label}: every paired-video question of this rank served; {waits[0]} waited for its video "
-            f"({waits[1]:.1f} s in all)"
+            f"{self.label}: every {self.kind.replace(' ', '-')} question of this rank served; {waits[0]} waited for "
+            f"its file ({waits[1]:.1f} s in all)"
         )
 
     def shutdown(self, timeout: float = 60.0) -> None:

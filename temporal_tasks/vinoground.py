@@ -39,7 +39,7 @@ from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import collect_groups, unit_metric
 from temporal_tasks.scoring import invalid_rate as _invalid_rate
-from temporal_tasks.video import BackgroundBuilds, build_workers, resolve_num_frames
+from temporal_tasks.video import BackgroundBuilds, build_workers, num_frames_in_force
 
 NAME = "vinoground"
 PARSER = "first_char_ab"  # official get_score_all.py: first character of the answer, any case
@@ -249,15 +249,7 @@ def _resolve(dirs: Sequence[Path], relpath: str, folder: str) -> Path:
 
 def _num_frames(log: bool = False) -> int:
     """N: ``TEMPORAL_TASKS_NUM_FRAMES``, else the run's ``--model_args`` frame count, else 32."""
-    from temporal_tasks.run_context import model_frame_setting
-
-    try:
-        n, source = resolve_num_frames(model_frame_setting())
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
-    if log:
-        logger.info(f"vinoground: paired videos have N={n} frames ({source})")
-    return n
+    return num_frames_in_force(NAME, log=log)
 
 
 def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list[dict]:

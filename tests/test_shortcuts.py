@@ -5,12 +5,14 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from temporal_tasks import shortcuts, video
+from temporal_tasks.data import DataError
 from temporal_tasks.fixtures.video import moving, resizing, write_video
 from temporal_tasks.registry import our_tasks, task_config
 from temporal_tasks.rescore import rescore_task
@@ -64,10 +66,18 @@ def test_variant_configs_reuse_the_main_task():
             cfg = task_config(name)
             # same docs (except vinoground's text-only blind task), parser, prompt and aggregation
             if name != "vinoground_text_blind":
-                assert {k: v for k, v in cfg.items() if k not in ("task", "doc_to_visual")} == {
-                    k: v for k, v in main_cfg.items() if k not in ("task", "doc_to_visual")
+                # variants with files to build load the main docs through their own process_docs (which plans
+                # this rank's background builds); test_variant_docs_are_the_main_docs checks they are the same
+                own = (
+                    ("task", "doc_to_visual") if name.endswith("_blind") else ("task", "doc_to_visual", "process_docs")
+                )
+                assert {k: v for k, v in cfg.items() if k not in own} == {
+                    k: v for k, v in main_cfg.items() if k not in own
                 }
-                assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{name.rsplit(main + '_', 1)[1]}_visual"
+                variant = name.rsplit(main + "_", 1)[1]
+                assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{variant}_visual"
+                if variant != "blind":
+                    assert cfg["process_docs"][1] == f"temporal_tasks.shortcuts.process_docs_{name}"
         group = task_config(f"{bench}_shortcuts")
         assert group["task"] == [main, *VARIANTS[bench]]
 
@@ -330,3 +340,119 @@ def test_prebuild_fills_the_cache_the_tasks_read(offline_env, monkeypatch, tmp_p
     assert shortcuts.shuffled_visual(docs[0]) == [str(shuffled[0])]
     with pytest.raises(ValueError, match="no file"):
         shortcuts.cached_visual(docs[0], "blind", 4)
+
+
+# --------------------------------------------------------------------------- N rule and background builds
+
+
+def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
+    from temporal_tasks import log
+
+    warnings: list[str] = []
+    monkeypatch.setattr(log.logger, "warning", warnings.append)
+    monkeypatch.setattr(log, "_seen", set())
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model", "openai", "--model_args", "max_frames_num=8,x=1"])
+    assert shortcuts.num_frames() == 8  # the command line lmms-eval was started with
+
+    def simple_evaluate(model_args):  # noqa: ARG001 - read from this frame, as from lmms-eval's own
+        return shortcuts.num_frames()
+
+    assert simple_evaluate("nframes=12") == 12  # simple_evaluate's model args win over sys.argv
+    monkeypatch.setattr(sys, "argv", ["lmms_eval"])
+    assert shortcuts.num_frames() == video.DEFAULT_NUM_FRAMES
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
+    assert simple_evaluate("max_frames_num=8") == 5  # the env var wins; the warning names both values once
+    assert simple_evaluate("max_frames_num=8") == 5
+    assert len(warnings) == 1 and "TEMPORAL_TASKS_NUM_FRAMES=5" in warnings[0] and "max_frames_num=8" in warnings[0]
+    monkeypatch.delenv(video.ENV_NUM_FRAMES)
+    with pytest.raises(DataError, match="max_frames_num=2.*at least 3 frames"):
+        simple_evaluate("max_frames_num=2")
+
+
+@pytest.fixture
+def fresh_builds(monkeypatch):
+    """A fresh background scheduler for the shortcut variants (the module's one is shared by the process)."""
+    builds = video.BackgroundBuilds("shortcuts", workers=2, kind="shortcut file")
+    monkeypatch.setattr(shortcuts, "_BUILDS", builds)
+    yield builds
+    builds.shutdown()
+
+
+def _wait_idle(builds: video.BackgroundBuilds, seconds: float = 120) -> None:
+    end = time.monotonic() + seconds
+    while builds.alive() and time.monotonic() < end:
+        time.sleep(0.02)
+    assert builds.alive() == 0
+
+
+@pytest.mark.parametrize(("main", "variant"), [("timeblind_iacc", "shuffled"), ("vinoground_group", "single_frame")])
+def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
+    offline_env, monkeypatch, fresh_builds, tmp_path, main, variant
+):
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
+    monkeypatch.setattr(sys, "argv", ["lmms_eval"])
+    main_docs = shortcuts._MAIN_DOCS[main]()
+    docs = shortcuts.load_variant_docs(main, variant)
+    assert [{k: v for k, v in d.items() if not k.startswith("shortcut_")} for d in docs] == main_docs
+    assert {(d["shortcut_task"], d["shortcut_frames"]) for d in docs} == {(f"{main}_{variant}", 5)}
+    _wait_idle(fresh_builds)  # every file of the rank built in the background, before the model asks
+    assert all(not shortcuts.cached_visual(d, variant, 5)[1] for d in docs)
+    visual = shortcuts.shuffled_visual if variant == "shuffled" else shortcuts.single_frame_visual
+    import datasets
+
+    for doc in datasets.Dataset.from_list(docs):  # the rows as lmms-eval hands them to doc_to_visual
+        got = visual(doc)[0]
+        if isinstance(got, str):
+            assert got == str(shortcuts.cached_visual(doc, variant, 5)[0])
+    assert fresh_builds._waits[0] == 0  # no question waited for its file
+
+
+def test_a_failed_background_build_names_the_clip(offline_env, monkeypatch, fresh_builds, tmp_path):
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
+    monkeypatch.setattr(sys, "argv", ["lmms_eval"])
+    bad = {}
+
+    def broken(clip, out, n):
+        bad.setdefault("clip", str(clip))
+        if str(clip) == bad["clip"]:
+            raise RuntimeError("moov atom not found")
+        Path(out).write_bytes(b"stub")
+        return Path(out)
+
+    monkeypatch.setattr(shortcuts, "build_shuffled_video", broken)
+    docs = shortcuts.load_variant_docs("timeblind_iacc", "shuffled")
+    _wait_idle(fresh_builds)
+    other = next(d for d in docs if d["videos"][0] != bad["clip"])
+    with pytest.raises(SystemExit, match="moov atom not found") as err:
+        shortcuts.shuffled_visual(other)  # any next request stops the run, not only the broken one
+    assert f"shortcuts: could not build the shuffled video of {bad['clip']} (N=5)" in str(err.value)
+
+
+@pytest.mark.slow
+def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_eval, offline_env, tmp_path):
+    # a stand-in for a GPU model: fetches every visual and takes 20 ms; N comes from its frame argument
+    from tests.conftest import write_responses
+
+    answers = _answers("timeblind")
+    responses = write_responses(tmp_path / "answers.jsonl", answers)
+    cache_root = tmp_path / "cache"  # its own: the session's cache holds other tests' files
+    run = lmms_eval(
+        "timeblind_iacc,timeblind_iacc_shuffled",
+        model_args=f"responses={responses},latency_ms=20,max_frames_num=6",
+        env={video.ENV_NUM_FRAMES: "", "TEMPORAL_TASKS_CACHE_DIR": str(cache_root)},
+    )
+    assert "timeblind_iacc_shuffled: shortcut visuals have N=6 frames (--model_args max_frames_num=6)" in run.output
+    assert "shuffled files of this rank are checked and built in the background" in run.output
+    from temporal_tasks import timeblind
+
+    clips = {video.content_hash(d["videos"][0]) for d in timeblind.load_docs()}  # one file per clip
+    built = sorted((cache_root / "shortcuts" / "shuffled" / "n6").glob("*.mp4"))
+    assert len(built) == len(clips) and all(len(decord.VideoReader(str(p))) == 6 for p in built)
+    assert f"shortcuts: background build finished: {len(built)} shortcut files built, 0 already cached" in run.output
+    assert "shortcuts: every shortcut-file question of this rank served" in run.output
+    assert [p.name for p in (cache_root / "shortcuts" / "shuffled").iterdir()] == ["n6"]
+    # results unchanged: the same answers score the same as the main task
+    assert run.metrics("timeblind_iacc_shuffled") == pytest.approx(run.metrics("timeblind_iacc"), nan_ok=True)
