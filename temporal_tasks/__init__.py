@@ -13,24 +13,22 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "lm_eval_tasks_dir", "tasks_dir"]
 
 
-def tasks_dir() -> str:
-    """Return the directory holding our task YAMLs (installed wheel or source checkout)."""
+def _shipped_dir(name: str) -> str:
+    # Inside the wheel the folder sits in the package; in a source checkout, next to it.
     here = Path(__file__).resolve().parent
-    for candidate in (here / "tasks", here.parent / "tasks"):
+    for candidate in (here / name, here.parent / name):
         if candidate.is_dir():
             return str(candidate)
     raise FileNotFoundError(
-        f"temporal-tasks: no task directory next to {here}. Reinstall the package with `pip install temporal-tasks`."
+        f"temporal-tasks: no {name} directory next to {here}. Reinstall the package with `pip install temporal-tasks`."
     )
+
+
+def tasks_dir() -> str:
+    """Return the directory holding our task YAMLs (installed wheel or source checkout)."""
+    return _shipped_dir("tasks")
 
 
 def lm_eval_tasks_dir() -> str:
     """Return the directory of our EleutherAI lm-evaluation-harness tasks (the language-only controls)."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "tasks_lm_eval", here.parent / "tasks_lm_eval"):
-        if candidate.is_dir():
-            return str(candidate)
-    raise FileNotFoundError(
-        f"temporal-tasks: no tasks_lm_eval directory next to {here}. "
-        "Reinstall the package with `pip install temporal-tasks`."
-    )
+    return _shipped_dir("tasks_lm_eval")

@@ -52,7 +52,6 @@ def _tokenizer():
 
 def build(out: Path, version: str = "2") -> Path:
     """Write a tiny Qwen2-VL (``version="2"``) or Qwen2.5-VL (``"2.5"``) checkpoint to ``out``."""
-    import torch
     from transformers.models.qwen2_vl.image_processing_qwen2_vl import Qwen2VLImageProcessor
     from transformers.models.qwen2_vl.video_processing_qwen2_vl import Qwen2VLVideoProcessor
 
@@ -88,12 +87,19 @@ def build(out: Path, version: str = "2") -> Path:
         image_processor=Qwen2VLImageProcessor(**pix), tokenizer=hf_tok,
         video_processor=Qwen2VLVideoProcessor(**pix), chat_template=CHAT_TEMPLATE,
     )  # fmt: skip
+    return _save(model_cls, config, processor, hf_tok, out)
+
+
+def _save(model_cls, config, processor, tokenizer, out: Path) -> Path:
+    """A randomly initialised (seed 0) model of ``config`` saved with its processor and tokenizer in ``out``."""
+    import torch
+
     torch.manual_seed(0)
     model = model_cls(config).eval()
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     processor.save_pretrained(out)
-    hf_tok.save_pretrained(out)
+    tokenizer.save_pretrained(out)
     return out
 
 
@@ -109,7 +115,6 @@ LLAVA_TEMPLATE = (
 
 def build_llava_onevision(out: Path) -> Path:
     """Write a tiny LLaVA-OneVision-hf checkpoint (SigLIP tower, Qwen2 language model) to ``out``."""
-    import torch
     from transformers import (
         LlavaOnevisionConfig,
         LlavaOnevisionForConditionalGeneration,
@@ -141,10 +146,4 @@ def build_llava_onevision(out: Path) -> Path:
         image_processor=image_processor, tokenizer=hf_tok, video_processor=video_processor,
         num_image_tokens=(size // patch) ** 2, vision_feature_select_strategy="full", chat_template=LLAVA_TEMPLATE,
     )  # fmt: skip
-    torch.manual_seed(0)
-    model = LlavaOnevisionForConditionalGeneration(config).eval()
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
-    hf_tok.save_pretrained(out)
-    return out
+    return _save(LlavaOnevisionForConditionalGeneration, config, processor, hf_tok, out)
