@@ -38,7 +38,7 @@ import threading
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 ENV_PARSER = "TEMPORAL_TASKS_PARSER"
 MODES = ("robust", "official")
@@ -72,29 +72,70 @@ class Parser:
     official: OfficialFn
 
     def parse(self, text: object, mode: str | None = None, options: Any = None) -> str | None:
-        """Parse ``text`` in ``mode`` (default: the mode in force); ``options`` inform ``robust`` only. Never raises."""
-        use = mode or parser_mode()
-        if text is None:
-            text = ""
-        elif not isinstance(text, str):
-            text = str(text)
-        try:
-            if use == "official":
-                label = self.official(text)
-            else:
-                label = self.robust(text, compile_options(options))
-        except Exception:  # a parser bug must never kill a long GPU run; count it as invalid
-            return None
-        return label if label in self.labels else None
+        """Parse ``text`` in ``mode`` (default: the mode in force); ``options`` inform ``robust`` only. Never raises.
+
+        A parser exception is a bug in this package, not a bad answer: it is counted apart
+        (:func:`parser_errors`), its first traceback is logged once, and the answer reads as unreadable
+        so that a long GPU run still finishes.
+        """
+        return self._read(_as_text(text), mode or parser_mode(), options)[0]
 
     def read_both(self, text: object, options: Any = None) -> tuple[str | None, str | None]:
         """``(robust, official)`` readings of one answer (options compiled once)."""
-        compiled = compile_options(options)
-        return self.parse(text, "robust", compiled), self.parse(text, "official")
+        readings = self.read_all(text, options)
+        return readings.robust, readings.official
+
+    def read_all(self, text: object, options: Any = None) -> Readings:
+        """Both readings of one answer, and how many of the two raised (a parser bug, see :meth:`parse`)."""
+        text = _as_text(text)
+        robust, bad_robust = self._read(text, "robust", compile_options(options))
+        official, bad_official = self._read(text, "official", None)
+        return Readings(robust, official, bad_robust + bad_official)
+
+    def _read(self, text: str, mode: str, options: Any) -> tuple[str | None, int]:
+        try:
+            label = self.official(text) if mode == "official" else self.robust(text, compile_options(options))
+        except Exception:  # a parser bug must never kill a long GPU run; counted and logged, not hidden
+            _record_parser_error(self.name, mode, text)
+            return None, 1
+        return (label if label in self.labels else None), 0
+
+
+class Readings(NamedTuple):
+    """An answer's robust and official readings, and the number of parser exceptions behind them."""
+
+    robust: str | None
+    official: str | None
+    errors: int
+
+
+def _as_text(text: object) -> str:
+    return "" if text is None else text if isinstance(text, str) else str(text)
 
 
 _logged_lock = threading.Lock()
 _logged_modes: set[str] = set()
+_parser_errors = [0]
+
+
+def _record_parser_error(name: str, mode: str, text: str) -> None:
+    """Count a parser exception; log the first one's traceback (with the answer's start) once per process."""
+    with _logged_lock:
+        _parser_errors[0] += 1
+        first = _parser_errors[0] == 1
+    if first:
+        from temporal_tasks.log import logger
+
+        logger.opt(exception=True).error(
+            f"temporal-tasks: the {name!r} parser ({mode}) raised on the answer {text[:200]!r}; this is a bug in "
+            "temporal-tasks, not a bad answer. The answer is counted as unreadable and further errors are counted "
+            "(parser_errors in the payloads); please report it with this traceback."
+        )
+
+
+def parser_errors() -> int:
+    """How many parser exceptions this process has seen (each read as unreadable; see :meth:`Parser.parse`)."""
+    return _parser_errors[0]
 
 
 def parser_mode() -> str:
@@ -203,10 +244,15 @@ def _single_option(found: dict[str, list[tuple[int, int]]]) -> str | None:
 
 # --------------------------------------------------------------------------- cleaning
 
-_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
-_THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
-_THINK_OPEN = re.compile(r"<think(?:ing)?>", re.I)
+# <think>…</think> (Qwen3, GLM, DeepSeek), <thinking>, and Kimi-VL's ◁think▷…◁/think▷.
+_THINK_BLOCK = re.compile(r"(?:<think(?:ing)?>|◁think▷).*?(?:</think(?:ing)?>|◁/think▷)", re.S | re.I)
+_THINK_CLOSE = re.compile(r"</think(?:ing)?>|◁/think▷", re.I)
+_THINK_OPEN = re.compile(r"<think(?:ing)?>|◁think▷", re.I)
 _SPECIAL_TOKEN = re.compile(r"<\|[^|<>]{0,40}\|>")
+# Wrappers that are never words of the answer: XML-like tags (<answer>, </b>), LaTeX commands (\boxed,
+# \text, \textbf) with their braces, and math dollars.
+_TAG = re.compile(r"</?[A-Za-z][\w:-]{0,30}\s*/?>")
+_LATEX = re.compile(r"\\[A-Za-z]+\*?|[{}$]")
 _MARKDOWN = re.compile(r"[*_`#>~]+")
 _SPACES = re.compile(r"[^\S\n]+")
 _NEWLINES = re.compile(r"\s*\n\s*")
@@ -214,17 +260,118 @@ _NEWLINES = re.compile(r"\s*\n\s*")
 _FINAL_MARKER = re.compile(r"(?i:\b(?:final\s+answer|answer)\b\s*(?:is\b\s*:?|[:=\-]))|答案\s*(?:是|为)?\s*:?")
 
 
-def clean_answer(text: str) -> str:
-    """Normalise an answer for robust parsing: NFKC, no reasoning blocks, no markdown."""
+def reasoning_text(text: str) -> tuple[str, bool]:
+    """``(what follows the reasoning, cut off)`` for a raw answer (NFKC).
+
+    Closed ``<think>…</think>`` blocks are dropped, and a stray closing tag ends the reasoning (chat
+    templates that open the block in the prompt). An opened block that never closes means the
+    model was cut off while thinking (``max_new_tokens``): there is no final answer, so the text is
+    empty and ``cut off`` is true.
+    """
     text = unicodedata.normalize("NFKC", text)
     text = _THINK_BLOCK.sub(" ", text)
     closes = list(_THINK_CLOSE.finditer(text))
     if closes:  # a stray closing tag: the answer is what follows the reasoning
         text = text[closes[-1].end() :]
-    opened = _THINK_OPEN.search(text)
-    if opened is not None:  # reasoning never closed (cut by max_new_tokens): only what came before counts
-        text = text[: opened.start()]
+    if _THINK_OPEN.search(text) is not None:
+        return "", True
+    return text, False
+
+
+def truncated_thinking(text: object) -> bool:
+    """True when ``text`` opens a ``<think>`` block and never closes it: the answer was cut off while reasoning."""
+    if not isinstance(text, str) or ("<" not in text and "◁" not in text):
+        return False
+    return reasoning_text(text)[1]
+
+
+# --------------------------------------------------------------------------- answer containers
+
+_ANSWER_TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.S | re.I)
+_BOX_TOKEN = re.compile(r"<\|begin_of_box\|>(.*?)(?:<\|end_of_box\|>|\Z)", re.S)
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+# "**Answer:** …", "Final answer: …", and "Answer: …" opening a line; the answer is the rest of that line
+# (or, when the marker ends its line, the next non-empty line).
+_ANSWER_LINE = re.compile(
+    r"(?im)(?:^[ \t]*(?:[*_]{1,2}[ \t]*)?answer|(?:[*_]{1,2}[ \t]*)answer|\bfinal[ \t]+answer)"
+    r"[ \t]*(?:[*_]{1,2})?[ \t]*[:：][ \t]*(?:[*_]{1,2})?"
+)
+
+
+@dataclass(frozen=True)
+class _Container:
+    start: int
+    end: int
+    inner_start: int
+    inner_end: int
+
+
+def _braced(text: str, open_brace: int) -> int:
+    """Index just past the brace closing the one at ``open_brace`` (or the end of the text when it never closes)."""
+    depth = 0
+    for i in range(open_brace, len(text)):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def _containers(text: str) -> list[_Container]:
+    found = []
+    for pattern in (_ANSWER_TAG, _BOX_TOKEN):
+        for m in pattern.finditer(text):
+            found.append(_Container(m.start(), m.end(), m.start(1), m.end(1)))
+    for m in _BOXED.finditer(text):
+        end = _braced(text, m.end() - 1)
+        inner_end = end - 1 if end <= len(text) and text[end - 1 : end] == "}" else end
+        found.append(_Container(m.start(), end, m.end(), inner_end))
+    for m in _ANSWER_LINE.finditer(text):
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        inner_start = m.end()
+        if not _WORD.search(text, inner_start, line_end):  # the marker ends its line: the answer is below
+            nxt = re.compile(r"\S[^\n]*").search(text, line_end)
+            if nxt is not None:
+                inner_start, line_end = nxt.start(), nxt.end()
+        found.append(_Container(m.start(), line_end, inner_start, line_end))
+    return found
+
+
+def explicit_answer(text: str) -> str | None:
+    """The content of the model's explicit final-answer container in ``text``, or ``None`` if it states none.
+
+    Containers: ``<answer>…</answer>``, ``<|begin_of_box|>…<|end_of_box|>``, ``\\boxed{…}`` (any nesting,
+    ``\\boxed{\\text{…}}`` included), and ``**Answer:** …`` / ``Final answer: …`` / a line opening with
+    ``Answer:``. A container holding another one gives way to it (a box inside ``<answer>`` is the answer);
+    among the rest the last one wins. A container with no word in it does not count.
+    """
+    if "<" not in text and "\\" not in text and not re.search(r"(?i)answer", text):
+        return None  # fast path: most short answers hold no container
+    found = [c for c in _containers(text) if _WORD.search(_wrappers_out(text[c.inner_start : c.inner_end]))]
+    if not found:
+        return None
+    innermost = [
+        c for c in found
+        if not any(o is not c and c.inner_start <= o.start and o.end <= c.inner_end for o in found)
+    ]  # fmt: skip
+    last = max(innermost, key=lambda c: (c.start, -c.end))
+    return text[last.inner_start : last.inner_end]
+
+
+def _wrappers_out(text: str) -> str:
     text = _SPECIAL_TOKEN.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    return _LATEX.sub(" ", text)
+
+
+def clean_answer(text: str) -> str:
+    """Normalise an answer for robust parsing: NFKC, no reasoning blocks, no tags, LaTeX or markdown wrappers."""
+    text, _cut = reasoning_text(text)
+    text = _wrappers_out(text)
     text = _MARKDOWN.sub(" ", text)
     # Runs of spaces become one space; line breaks stay (a letter alone on the first line is a label).
     return _NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()
@@ -240,6 +387,22 @@ def final_part(text: str) -> str:
         if words(rest):
             return rest
     return text
+
+
+def answer_part(text: str) -> str:
+    """Rules 0-1: the part of a raw answer the robust rules read, cleaned.
+
+    An opened, never closed ``<think>`` block leaves nothing (cut off while reasoning). Otherwise the
+    content of the explicit answer container (:func:`explicit_answer`) when there is one, else the text
+    after the last final-answer marker, else the whole answer.
+    """
+    body, cut = reasoning_text(text)
+    if cut:
+        return ""
+    inner = explicit_answer(body)
+    if inner is not None:
+        return final_part(clean_answer(inner))
+    return final_part(clean_answer(body))
 
 
 # Rule 5: hedges and refusals. "both"/"either" only where they are about the options, so a
@@ -286,33 +449,37 @@ def _masked(text: str, spans: list[tuple[int, int]], found: dict[str, list[tuple
     return "".join(out)
 
 
+# "both" as the object of weighing the options ("after comparing both, ...") is no hedge.
+_WEIGHING_BOTH = re.compile(
+    r"(?i)\b(?:compar\w*|consider\w*|look\w*\s+at|review\w*|examin\w*|weigh\w*|between)\s+both\b"
+)
+
+
 def _hedged(text: str) -> bool:
-    return _HEDGE.search(text) is not None
+    return _HEDGE.search(_WEIGHING_BOTH.sub(" ", text)) is not None
 
 
 # --------------------------------------------------------------------------- robust yes/no
 
-# "no" is an answer when it ends a clause or opens the answer before a comma/pronoun; as a
-# determiner ("no idea", "there is no dog") it is not.
+# "yes"/"no" is an answer when it ends a clause or opens one before a comma, a pronoun or a conjunction; as a
+# determiner ("no idea", "there is no dog") it is not. The rule is the same for both words, so that swapping
+# yes and no in an answer always swaps its reading (the label-swap law).
 _YN_WORD = re.compile(r"(?i)(?<![\w'])(yes|no)(?![\w'])")
-_NO_FOLLOWER = re.compile(
-    r"(?i)\s*(?:$|[.,!?;:)\]\"'。，！？]|(?:and|but|or|the|it|there|this|that|he|she|they|i|because|since|as)\b)"
+_YN_FOLLOWER = re.compile(
+    r"(?i)[^\S\n]*(?:$|\n|[.,!?;:)\]}\"'»”’。，！？、…\-–—|/<*]|"
+    r"(?:and|but|or|nor|so|the|it|its|there|this|that|these|those|he|she|they|we|you|his|her|their|i|because|since|"
+    r"as|definitely|absolutely|certainly|indeed|of\s+course)(?![\w']))"
 )
 
 
 def _yes_no_assertions(text: str) -> set[str]:
-    """The answers ``text`` asserts: every standalone "yes", and every "no" that is not a determiner."""
-    out = set()
-    for m in _YN_WORD.finditer(text):
-        word = m.group(1).lower()
-        if word == "yes" or _NO_FOLLOWER.match(text, m.end()):
-            out.add(word)
-    return out
+    """The answers ``text`` asserts: every "yes" or "no" that ends a clause or opens one (not a determiner)."""
+    return {m.group(1).lower() for m in _YN_WORD.finditer(text) if _YN_FOLLOWER.match(text, m.end())}
 
 
 def robust_yes_no(text: str, options: OptionPhrases = NO_OPTIONS) -> str | None:  # noqa: ARG001 - options are yes/no
     """Yes/No by the robust rules: exactly one of yes/no asserted; both or neither ("not sure") is unreadable."""
-    text = final_part(clean_answer(text))
+    text = answer_part(text)
     labels = _yes_no_assertions(text)
     if len(labels) != 1:
         return None  # nothing asserted, or both yes and no ("Yes and no.", "Yes. No.")
@@ -324,8 +491,18 @@ def robust_yes_no(text: str, options: OptionPhrases = NO_OPTIONS) -> str | None:
 # Words that cannot follow the article "a": after them a lone "A" is a label ("A because ...").
 _NOT_AFTER_ARTICLE = (
     "because|since|as|is|was|seems|appears|and|or|but|nor|which|fits|matches|describes|would|should|could|will|"
-    "the|this|it|here|option|caption|answer|choice|segment|best|more|correctly|instead|too"
+    "the|this|it|here|option|caption|answer|choice|segment|best|more|correctly|instead|too|"
+    "are|were|has|have|had|does|did|can|may|might|must|also|only|then|so|seem|appear|look"
 )
+
+
+# What makes a leading "A"/"a" the article: a space, then a word (or \x00, a masked option text).
+_ARTICLE_FOLLOWER = re.compile(rf"[ \t]+(?![^\W_]*(?:{_NOT_AFTER_ARTICLE})(?![^\W_]))(?:[^\W\d_]|\x00)")
+
+
+def is_article(text: str, end: int) -> bool:
+    """Rule 4: is the "A"/"a" that ends at ``end`` in ``text`` the English article (a space and a word follow)?"""
+    return _ARTICLE_FOLLOWER.match(text, end) is not None
 
 
 @dataclass(frozen=True)
@@ -351,7 +528,7 @@ def _letter_rules(letters: str) -> _LetterRules:
         leading=re.compile(rf"^[\(\[]?({cls})(?:[ \t]*[\)\]\.:,\n]|\s*$)"),
         weak=re.compile(rf"(?<![^\W_])([{letters}]){end}"),
         both=re.compile(rf"(?i)(?<![^\W_])({cls})\s*(?:,|and|or|nor|&|/|\+)\s*(?:option\s*)?({cls}){end}"),
-        follower=re.compile(rf"[ \t]+(?![^\W_]*(?:{_NOT_AFTER_ARTICLE})(?![^\W_]))(?:[^\W\d_]|\x00)"),
+        follower=_ARTICLE_FOLLOWER,
     )
 
 
@@ -367,7 +544,7 @@ def make_robust_letter(letters: str = "AB") -> RobustFn:
         return {m.group(1).upper() for m in pattern.finditer(text) if not is_article(text, m)}
 
     def parse(text: str, options: OptionPhrases = NO_OPTIONS) -> str | None:
-        text = final_part(clean_answer(text))
+        text = answer_part(text)
         if not text:
             return None
         ws, spans = _word_spans(text)

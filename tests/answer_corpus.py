@@ -456,3 +456,270 @@ CORPUS: dict[str, list[tuple[str, str | None, str | None, str]]] = {
 def items() -> list[tuple[str, str, str | None, str | None, str]]:
     """``(option set, answer, careful, official, why)`` for every entry."""
     return [(name, *entry) for name, entries in CORPUS.items() for entry in entries]
+
+
+# --------------------------------------------------------------------------- thinking models (issue 20)
+
+# Answers in the styles of reasoning models: GLM-4.1V-Thinking (<answer> with <|begin_of_box|>), Qwen3-VL-Thinking
+# (reasoning closed by a stray </think>, \boxed{}), Kimi-VL-Thinking (◁think▷…◁/think▷), o3/GPT-5 ("**Answer:**",
+# "Final answer:"); explanations that name the other option around or after the boxed answer; thinking cut off by
+# max_new_tokens. The first rows of each set are the issue's own examples. Official labels worked out by hand.
+THINKING: dict[str, list[tuple[str, str | None, str | None, str]]] = {
+    "timeblind_yn": [
+        ("<answer><|begin_of_box|>No<|end_of_box|></answer>", "no", N, "official: 'No' followed by '<'"),
+        ("<answer><|begin_of_box|>Yes<|end_of_box|></answer>", "yes", N, "official: 'Yes' followed by '<'"),
+        ("<answer>No</answer>", "no", N, "'answer no answer' is no refusal"),
+        ("<answer>Yes</answer>", "yes", N, ""),
+        ("The answer is \\boxed{No}.", "no", N, "official: 'No' followed by '}'"),
+        (
+            "Looking at it again, the answer would be <|begin_of_box|>No<|end_of_box|> (as the premise of blinking "
+            "doesn't hold, or the comparison isn't valid).",
+            "no",
+            N,
+            "box mid-sentence",
+        ),  # fmt: skip
+        (
+            "<think>The bottle is lifted quickly at first, then slowly. The question asks whether it is lifted "
+            "slowly throughout; no.</think>\n<answer>No</answer>",
+            "no",
+            "no",
+            "official: the 'no.' inside the reasoning",
+        ),  # fmt: skip
+        (
+            "<think>Does the dog jump before the ball lands? Yes, it seems so at first, but looking again the ball "
+            "lands first.</think><answer><|begin_of_box|>No<|end_of_box|></answer>",
+            "no",
+            "yes",
+            "official: the 'Yes,' inside the reasoning",
+        ),  # fmt: skip
+        ("<think>\nThe person turns the knob clockwise twice.\n</think>\n<answer>\\boxed{Yes}</answer>", "yes", N, ""),
+        (
+            "The man opens the door and then the light turns on. The question asks if the light turns on before the "
+            "door opens, which is not the case.\n</think>\n\nNo",
+            "no",
+            "no",
+            "template-opened reasoning closed by a stray </think>",
+        ),  # fmt: skip
+        (
+            "Okay, the ball rolls to the left, then stops. So the statement holds.\n</think>\n\n\\boxed{Yes}",
+            "yes",
+            N,
+            "",
+        ),
+        (
+            '**Answer:** No\n\nThe carton is moved quickly, not slowly, so the statement is false; a "yes" would '
+            "require a slow, steady motion.",
+            "no",
+            "no",
+            "the explanation quotes the other answer",
+        ),  # fmt: skip
+        (
+            "Final answer: Yes \u2014 the boy waves before he sits down, not after; no other ordering fits.",
+            "yes",
+            "yes",
+            "'no other' is a determiner",
+        ),  # fmt: skip
+        ("Final Answer: \\boxed{\\text{No}}", "no", N, "box inside the answer line"),
+        ("\u25c1think\u25b7The girl claps three times, not twice.\u25c1/think\u25b7No", "no", "no", "Kimi-VL tokens"),
+        (
+            "\u25c1think\u25b7Is the car moving faster at the end? It seems to accelerate, yes.\u25c1/think\u25b7Yes",
+            "yes",
+            "yes",
+            "",
+        ),  # fmt: skip
+        (
+            "<think>The hand moves towards the cup. Is the motion fast? Let me look again at frames 3 to 5; the hand",
+            N,
+            N,
+            "cut off while thinking",
+        ),  # fmt: skip
+        ("<think>At first glance no, the cup stays. But wait, frame 4 shows", N, "no", "cut off while thinking"),
+        ("The answer is <|begin_of_box|>Yes<|end_of_box|>.", "yes", N, ""),
+        ("<|begin_of_box|>No<|end_of_box|>", "no", N, ""),
+        (
+            "After thinking it through, the comparison in the question is wrong, so \\boxed{\\text{No}} is my "
+            'answer; "yes" would mean the man sits first.',
+            "no",
+            N,
+            "the box wins over the quoted other answer",
+        ),  # fmt: skip
+        ("<answer>No, the person is not running faster at the end.</answer>", "no", "no", ""),
+        ("<answer>Yes. The lid is opened before the cup is lifted.</answer>", "yes", "yes", ""),
+        ("<answer>Yes or No</answer>", N, "yes", "both answers inside the container"),
+        ("<answer>Cannot determine</answer>", N, N, "a hedge inside the container"),
+        ("\\boxed{No}", "no", N, ""),
+        ("**Final Answer**\n\nNo", "no", "no", ""),
+        (
+            "The premise says the lid is closed slowly, but it snaps shut. <answer><|begin_of_box|>No<|end_of_box|>"
+            '</answer> A "yes" would require a slow close.',
+            "no",
+            N,
+            "explanation after the container",
+        ),  # fmt: skip
+        ("Yes, the glass is filled before it is lifted.\n\n**Answer:** Yes", "yes", "yes", ""),
+        ("No.\n<answer>No</answer>", "no", "no", ""),
+    ],
+    "timeblind_mc": [
+        (
+            "Scrubbing is quick and rotating slow, so this matches Option <|begin_of_box|>A<|end_of_box|>. If "
+            "scrubbing were slow and rotating quick, it would match Option B, but that is not what happens.",
+            "A",
+            "B",
+            "the issue's example; official: 'Option B'",
+        ),  # fmt: skip
+        (
+            "Option A suggests the moon becomes clearer over time, while Option B suggests it becomes blurrier over "
+            "time. Thus, the appropriate choice is <|begin_of_box|>A<|end_of_box|>.",
+            "A",
+            "A",
+            "the issue's example; both options described before the box",
+        ),  # fmt: skip
+        (
+            "<think>Option A: pause then eat. Option B: eat immediately. The boy waits a moment.</think><answer>"
+            "<|begin_of_box|>A<|end_of_box|></answer>",
+            "A",
+            "A",
+            "",
+        ),  # fmt: skip
+        (
+            "<think>The boy starts eating right when the cup touches the table. That is option B.</think>\n"
+            "<answer>B</answer>",
+            "B",
+            "B",
+            "",
+        ),  # fmt: skip
+        (
+            "<think>Let me compare. A says there's a pause; B says immediately. I see a pause.</think>"
+            "<answer>\\boxed{A}</answer>",
+            "A",
+            "A",
+            "official: '{A}'",
+        ),  # fmt: skip
+        ("The girl sets her cup down and the boy waits before eating, so the answer is \\boxed{A}.", "A", "A", ""),
+        ("Final answer: B\n\nThe boy starts eating the moment the cup is down, which rules out A.", "B", "B", ""),
+        (
+            "**Answer:** A\n\nOption B would need the boy to start eating immediately, but he waits.",
+            "A",
+            "B",
+            "official: 'Option B' in the explanation",
+        ),  # fmt: skip
+        ("<answer>Option <|begin_of_box|>B<|end_of_box|></answer>", "B", "B", ""),
+        ("\\boxed{B}", "B", "B", ""),
+        ("<|begin_of_box|>B<|end_of_box|>", "B", "B", ""),
+        ("<|begin_of_box|>A<|end_of_box|>", "A", "A", ""),
+        (
+            "<think>Option A says the boy waits. Option B says he eats at once. Watching frame 12, the boy",
+            N,
+            "A",
+            "cut off while thinking",
+        ),  # fmt: skip
+        ("<answer>A or B</answer>", N, "A", "both options inside the container"),
+        (
+            'After the cup is placed, the boy pauses, so the caption "The girl puts down her cup, and a moment later '
+            'the boy starts eating." fits; final answer: **A**',
+            "A",
+            "A",
+            "official: the article 'a' before the keyword",
+        ),  # fmt: skip
+    ],
+    "timeblind_mc_dir": [
+        ("<think>The ball starts in the middle and rolls right.</think><answer>\\boxed{B}</answer>", "B", "B", ""),
+        (
+            'The object moves to the right; therefore the answer is <|begin_of_box|>B<|end_of_box|>, not "to the '
+            'left".',
+            "B",
+            "B",
+            "",
+        ),  # fmt: skip
+        ("Answer: <|begin_of_box|>To the right.<|end_of_box|>", "B", N, "option B's text in the box"),
+    ],
+    "vino_text_waving": [
+        ("<think>The man waves first, then nothing else happens.</think><answer>B</answer>", "B", N, ""),
+        ("\\boxed{B}", "B", N, ""),
+        ('The caption that matches is "a man is waving", so the answer is \\boxed{B}.', "B", N, ""),
+        ("<answer>a man is waving</answer>", "B", N, "caption echo inside the container"),
+        ("<answer>A woman talks to a man</answer>", "A", N, "caption echo; 'A' is the article"),
+        (
+            '**Answer:** A\n\nCaption B ("a man is waving") does not fit, because the man never waves.',
+            "A",
+            N,
+            "the explanation names the other caption",
+        ),  # fmt: skip
+        ("Final answer: B. (A would need the woman to speak.)", "B", N, ""),
+        (
+            "Okay, the video shows a man raising his hand and waving. The woman does not speak.\n</think>\n\nB",
+            "B",
+            N,
+            "official: the first character is 'O'",
+        ),  # fmt: skip
+        ("<think>Let me look at the first frames. A man is", N, N, "cut off while thinking"),
+        ("<answer>A or B</answer>", N, N, "both options inside the container"),
+    ],
+    "vino_video": [
+        (
+            "<think>The man waves in the second half.</think><answer><|begin_of_box|>B<|end_of_box|></answer>",
+            "B",
+            N,
+            "",
+        ),
+        ("\\boxed{\\text{Second segment}}", "B", N, "option B's name in the box"),
+        (
+            "The caption matches the segment after the black frame: \\boxed{B}. The first segment shows someone "
+            "talking.",
+            "B",
+            N,
+            "the explanation names the other segment",
+        ),  # fmt: skip
+        ("<answer>First segment (before black frame)</answer>", "A", N, ""),
+        ("Final answer: A (the first segment); the second segment shows the reverse.", "A", N, "names both segments"),
+        ("<answer>Both segments</answer>", N, N, "both inside the container"),
+    ],
+    "tb_hand": [
+        ("<think>He catches it with the right hand.</think><answer>B</answer>", "B", N, ""),
+        ("The fruit is tossed with the right hand, so option B. \\boxed{B}", "B", N, ""),
+        ("**Answer:** B", "B", N, ""),
+        ("<|begin_of_box|>A<|end_of_box|>", "A", N, ""),
+    ],
+    "tb_glass": [
+        ("<think>He pours first, then drinks.</think>\n\n<answer>A</answer>", "A", N, ""),
+        (
+            "The man drinks first and pours afterwards, matching \\boxed{B}; option A has the reverse order.",
+            "B",
+            N,
+            "the explanation names the other option",
+        ),  # fmt: skip
+        ("Final answer: A man pours water into a glass, then drinks it.", "A", N, "caption A in the answer line"),
+    ],
+    "velociti_yn": [
+        ("<answer>No</answer>", "no", "no", ""),
+        ("<answer><|begin_of_box|>No<|end_of_box|></answer>", "no", "no", ""),
+        (
+            "<think>The caption says the man runs before jumping. In the video he jumps first. So the caption is not "
+            "entailed.</think>\n<answer>No</answer>",
+            "no",
+            "no",
+            "",
+        ),  # fmt: skip
+        ("\\boxed{Yes}", "yes", "yes", ""),
+        (
+            "Final answer: \\boxed{No}. Yes-or-no questions like this depend on the order of events.",
+            "no",
+            N,
+            "official sees both words",
+        ),  # fmt: skip
+        ("**Answer:** Yes\n\nNo other event happens before the man picks up the ball.", "yes", N, ""),
+        ("<think>Does the woman open the door before sitting? Yes, she", N, "yes", "cut off while thinking"),
+        ("\u25c1think\u25b7He throws, then catches. The caption reverses it.\u25c1/think\u25b7No", "no", "no", ""),
+    ],
+    "velociti_mc": [
+        ("<answer>A</answer>", "A", N, "official: the first token is '<answer>A</answer>'"),
+        ("<think>The man throws first.</think>\n\nA", "A", N, ""),
+        ("\\boxed{B}", "B", N, ""),
+        ("A\n\nFinal answer: A", "A", "A", ""),
+        ("<answer><|begin_of_box|>B<|end_of_box|></answer>", "B", N, ""),
+        ("The boy throws the ball, so \\boxed{B}; caption A reverses who throws.", "B", N, ""),
+    ],
+}
+
+for _name, _entries in THINKING.items():
+    CORPUS[_name].extend(_entries)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from temporal_tasks.parsing import PARSERS, get_parser, parser_mode
+from temporal_tasks.parsing import PARSERS, Parser, compile_options, get_parser, parser_errors, parser_mode
 
 YES_NO = [
     ("Yes", "yes"),
@@ -114,13 +114,47 @@ def test_mode_from_environment(monkeypatch):
         parser_mode()
 
 
+_PIECES = st.sampled_from(
+    ["<answer>", "</answer>", "<|begin_of_box|>", "<|end_of_box|>", "\\boxed{", "\\text{", "{", "}", "<think>",
+     "</think>", "**Answer:**", "Final answer:", "\n", " ", "A", "B", "Yes", "No", "no", "a", "Option", "."]
+)  # fmt: skip
+
+
 @settings(max_examples=1500, deadline=None)
-@given(text=st.one_of(st.text(), st.text(alphabet="AaBbYesNo <>/think*()_.:\n", max_size=80)))
+@given(
+    text=st.one_of(
+        st.text(),
+        st.text(alphabet="AaBbYesNo <>/think*()_.:\n", max_size=80),
+        st.lists(_PIECES, max_size=20).map("".join),
+    )
+)
 def test_parsers_never_raise_and_return_valid_labels(text):
+    # The raw rules, not Parser.parse: parse() catches exceptions (a bug must not kill a GPU run), so a
+    # property test through it could never fail.
     for parser in PARSERS.values():
-        for mode in ("robust", "official"):
-            label = parser.parse(text, mode)
+        for label in (parser.robust(text, compile_options(None)), parser.official(text)):
             assert label is None or label in parser.labels
+
+
+def test_parser_bug_is_counted_and_logged_not_hidden(warnings_seen):
+    from temporal_tasks.log import logger
+
+    def broken(text, options):
+        raise RuntimeError("boom")
+
+    bad = Parser("broken_for_test", ("A", "B"), broken, lambda text: "A")
+    errors: list[str] = []
+    sink = logger.add(lambda msg: errors.append(str(msg)), level="ERROR", format="{message}")
+    try:
+        before = parser_errors()
+        assert bad.parse("A", "robust") is None
+        assert bad.parse("B", "robust") is None
+        assert bad.parse("A", "official") == "A"
+        assert parser_errors() == before + 2
+    finally:
+        logger.remove(sink)
+    if before == 0:  # the first traceback of the process is logged once
+        assert len(errors) == 1 and "broken_for_test" in errors[0] and "bug" in errors[0]
 
 
 def test_non_string_answers_are_invalid_not_errors():
