@@ -12,8 +12,8 @@ from typing import Any
 
 from temporal_tasks.data import DataError, stop
 from temporal_tasks.log import logger
-from temporal_tasks.parsing import get_parser, option_keys, parser_mode
-from temporal_tasks.scoring import slug, table_disagreement
+from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
+from temporal_tasks.scoring import slug, table_disagreement, table_flag_rate
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -59,7 +59,9 @@ def make_payload(doc: dict, answer: Any) -> dict:
     """The per-question record every aggregation and ``rescore`` works from.
 
     It keeps both readings of the answer (``pred_robust``, ``pred_official``; ``pred`` is the one
-    of the mode in force) and the options in the compact form ``rescore`` re-reads them with.
+    of the mode in force), the options in the compact form ``rescore`` re-reads them with, whether the
+    answer was cut off inside its reasoning (``truncated``) and how many parser exceptions reading it
+    raised (``parser_errors``: a bug in this package, never the model's fault).
     """
     answer = "" if answer is None else str(answer)
     if answer.startswith(API_FAILURE_MARKERS):
@@ -67,7 +69,7 @@ def make_payload(doc: dict, answer: Any) -> dict:
     parser = get_parser(doc["parser"])
     mode = parser_mode()
     keys = option_keys(doc.get("options"))
-    robust, official = parser.read_both(answer, keys)
+    robust, official, errors = parser.read_all(answer, keys)
     pred = official if mode == "official" else robust
     return {
         "question_id": doc["question_id"],
@@ -84,6 +86,8 @@ def make_payload(doc: dict, answer: Any) -> dict:
         "pred_robust": robust,
         "pred_official": official,
         "correct": pred is not None and pred == doc["gold"],
+        "truncated": truncated_thinking(answer),
+        "parser_errors": errors,
     }
 
 
@@ -91,6 +95,59 @@ def parse_disagreement(items: list) -> float:
     """lmms-eval aggregation of every generate task: percent of scored answers (complete groups) whose
     robust and official readings differ. The same in both parser modes."""
     return table_disagreement(items, "parse_disagreement")
+
+
+TRUNCATED_WARN_PERCENT = 5.0
+_truncation_warned: set[str] = set()
+
+
+def truncated_rate(items: list) -> float:
+    """lmms-eval aggregation of every generate task: percent of scored answers (complete groups) cut off inside
+    their reasoning (an opened ``<think>`` never closed: ``max_new_tokens`` ran out). Such answers are unreadable,
+    so they are part of ``invalid_rate`` too. Above 5% it warns once per task with the flag to raise; it also
+    reports parser exceptions (bugs in this package), which are counted apart from unreadable answers."""
+    value = table_flag_rate(items, "truncated", "truncated_rate")
+    task, max_new_tokens = aggregating_task()
+    if value == value and value > TRUNCATED_WARN_PERCENT and task not in _truncation_warned:
+        _truncation_warned.add(task)
+        now = f" (now {max_new_tokens})" if max_new_tokens else ""
+        logger.warning(
+            f"{task}: {value:.1f}% of the scored answers were cut off inside <think> before any final answer, so "
+            f"they count as unreadable and wrong. The model is still thinking when max_new_tokens runs out{now}: "
+            f"rerun with --gen_kwargs max_new_tokens=4096 (or more) for a thinking model."
+        )
+    errors = sum(int(p.get("parser_errors") or 0) for p in items if isinstance(p, dict))
+    if errors:
+        logger.warning(
+            f"{task}: {errors} reading(s) of answers raised inside the temporal-tasks parser and were counted as "
+            "unreadable. That is a bug in temporal-tasks, not the model's fault: report it with the first traceback "
+            "in this log."
+        )
+    return value
+
+
+def aggregating_task() -> tuple[str, int | None]:
+    """``(task name, max_new_tokens)`` of the lmms-eval task whose aggregation is running, for messages only.
+
+    lmms-eval calls each aggregation from ``TaskOutput.calculate_aggregate_metric`` (``self.task_name``,
+    ``self.task.config.generation_kwargs``); an aggregation gets only its payloads. Falls back to
+    ``("this task", None)`` when called from elsewhere (``rescore``, tests).
+    """
+    import sys
+
+    frame = sys._getframe(1)
+    for _ in range(8):
+        if frame is None:
+            break
+        owner = frame.f_locals.get("self")
+        name = getattr(owner, "task_name", None)
+        if isinstance(name, str) and hasattr(owner, "task"):
+            config = getattr(getattr(owner, "task", None), "config", None)
+            gen = getattr(config, "generation_kwargs", None) or {}
+            tokens = gen.get("max_new_tokens") if isinstance(gen, dict) else None
+            return name, tokens if isinstance(tokens, int) else None
+        frame = frame.f_back
+    return "this task", None
 
 
 def first_answer(results: Sequence[Any] | None) -> str:

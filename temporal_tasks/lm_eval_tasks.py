@@ -19,7 +19,7 @@ from pathlib import Path
 
 from temporal_tasks import lm_eval_tasks_dir
 from temporal_tasks.data import language_only
-from temporal_tasks.harness import doc_to_text, parse_disagreement
+from temporal_tasks.harness import doc_to_text, parse_disagreement, truncated_rate
 from temporal_tasks.registry import load_task_yaml, our_tasks
 
 # lm-eval task -> (benchmark module, shim file): the blind variant of each benchmark's main task.
@@ -32,9 +32,9 @@ BLIND_TASKS: dict[str, str] = {
 PACKAGE = "temporal_tasks."
 GEN_KWARGS_MAP = {"max_new_tokens": "max_gen_toks"}  # lmms-eval's generation keys -> lm-eval's
 
-# parse_disagreement is re-exported: the shims expose it like the benchmark modules' own aggregations.
+# parse_disagreement and truncated_rate are re-exported: the shims expose them like the modules' own aggregations.
 __all__ = [
-    "BLIND_TASKS", "blind_docs", "parse_disagreement", "render_yaml", "write_yamls",
+    "BLIND_TASKS", "blind_docs", "parse_disagreement", "render_yaml", "truncated_rate", "write_yamls",
     *(f"{t}_dataset" for t in BLIND_TASKS),
 ]  # fmt: skip
 

@@ -82,7 +82,15 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
         name="TimeBlind",
         prefixes=("timeblind",),
-        headline=("instance_acc", "question_acc", "video_acc", "trial_acc", "invalid_rate", "parse_disagreement"),
+        headline=(
+            "instance_acc",
+            "question_acc",
+            "video_acc",
+            "trial_acc",
+            "invalid_rate",
+            "parse_disagreement",
+            "truncated_rate",
+        ),
         families=("instance_acc", "question_acc", "video_acc", "trial_acc"),
         categories=_TIMEBLIND_TAGS,
         tasks=("timeblind_iacc",),
@@ -91,7 +99,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
         name="Vinoground",
         prefixes=("vinoground",),
-        headline=("text_score", "video_score", "group_score", "invalid_rate", "parse_disagreement"),
+        headline=("text_score", "video_score", "group_score", "invalid_rate", "parse_disagreement", "truncated_rate"),
         families=("text_score", "video_score", "group_score"),
         categories=("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual"),
         tasks=("vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video"),
@@ -101,7 +109,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec(
         name="TemporalBench",
         prefixes=("temporalbench",),
-        headline=("mba", "binary_acc", "caption_sim", "invalid_rate", "parse_disagreement"),
+        headline=("mba", "binary_acc", "caption_sim", "invalid_rate", "parse_disagreement", "truncated_rate"),
         families=("mba", "binary_acc"),
         categories=_TEMPORALBENCH_CATEGORIES,
         tasks=("temporalbench_short_mba", "temporalbench_long_mba", "temporalbench_mba", "temporalbench_caption_sim"),
@@ -119,6 +127,7 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
             "mc_bias",
             "invalid_rate",
             "parse_disagreement",
+            "truncated_rate",
         ),
         families=("strict_vle", "classic_vle", "mc_both", "mc_a", "mc_b", "mc_bias"),
         categories=_VELOCITI_TESTS,
@@ -154,9 +163,10 @@ METRIC_LABELS = {
     "mc_bias": "MC bias (B−A)",
     "invalid_rate": "invalid answers",
     "parse_disagreement": "robust vs official reading differ",
+    "truncated_rate": "cut off while thinking",
 }
 # Diagnostics, not scores: in the tables, left out of the score charts.
-NOT_CHARTED = frozenset({"invalid_rate", "parse_disagreement"})
+NOT_CHARTED = frozenset({"invalid_rate", "parse_disagreement", "truncated_rate"})
 
 _CI_SUFFIXES = ("_ci_low", "_ci_high")
 # lmms-eval adds "<metric>_stderr" (and "_stderr_clt", "_stderr_clustered", ...) next to every metric.

@@ -499,6 +499,23 @@ def table_disagreement(items: Sequence[Payload], label: str = "") -> float:
     return percent(int((counted & (robust != official)).sum()), int(counted.sum()))
 
 
+def table_flag_rate(items: Sequence[Payload], key: str, label: str = "") -> float:
+    """Percent of scored questions (complete groups) whose payload has a true ``key`` (e.g. ``truncated``).
+
+    Payloads without the key count as false (samples written before it existed).
+    """
+    if not items:
+        return math.nan
+    table = payload_table(items, label)
+    _present, _correct, _bad, complete, seen = table.matrices()
+    where = np.full(len(table.group_names), -1, dtype=np.int64)
+    where[seen] = np.arange(len(seen))
+    source = table.source if table.source is not None else np.arange(len(items))
+    flags = np.fromiter((bool(p.get(key)) for p in items), bool, len(items))[source]
+    counted = complete[where[table.group]]
+    return percent(int((counted & flags).sum()), int(counted.sum()))
+
+
 def make_aggregators(
     label: str,
     metrics: Mapping[str, Units],

@@ -55,7 +55,7 @@ KNOWN_TAGS = (
 )  # fmt: skip
 
 HEADLINE = (
-    "trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate", "parse_disagreement",
+    "trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate", "parse_disagreement", "truncated_rate",
     "trial_acc_ci_low", "trial_acc_ci_high", "question_acc_ci_low", "question_acc_ci_high",
     "video_acc_ci_low", "video_acc_ci_high", "instance_acc_ci_low", "instance_acc_ci_high",
 )  # fmt: skip

@@ -339,7 +339,7 @@ def process_docs_mc_subset(dataset):  # noqa: ARG001
 # --------------------------------------------------------------------------- process_results
 
 STRICT_KEYS = (
-    "strict_vle", "strict_vle_ci_low", "strict_vle_ci_high", "invalid_rate", "parse_disagreement",
+    "strict_vle", "strict_vle_ci_low", "strict_vle_ci_high", "invalid_rate", "parse_disagreement", "truncated_rate",
     *(f"strict_vle_{t}" for t in ALL_TESTS),
 )  # fmt: skip
 PROB_KEYS = (
@@ -349,7 +349,7 @@ PROB_KEYS = (
 )  # fmt: skip
 MC_METRICS = ("mc_a", "mc_b", "mc_bias", "mc_both")
 MC_KEYS = (
-    *MC_METRICS, "invalid_rate", "parse_disagreement", "mc_both_ci_low", "mc_both_ci_high",
+    *MC_METRICS, "invalid_rate", "parse_disagreement", "truncated_rate", "mc_both_ci_low", "mc_both_ci_high",
     *(f"{m}_{t}" for m in MC_METRICS for t in ALL_TESTS),
 )  # fmt: skip
 

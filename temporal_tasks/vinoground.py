@@ -89,7 +89,7 @@ def metric_keys(variant: str) -> tuple[list[str], list[str]]:
     """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns."""
     scores = VARIANTS[variant][1]
     cis = (f"{m}_ci_{end}" for m in scores for end in ("low", "high"))
-    headline = [*scores, "invalid_rate", "parse_disagreement", *cis]
+    headline = [*scores, "invalid_rate", "parse_disagreement", "truncated_rate", *cis]
     return headline, list(scores)
 
 

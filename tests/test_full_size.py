@@ -153,3 +153,62 @@ def test_check_data_on_the_full_copy_matches_every_published_count(full_root, tm
     assert "differs" not in proc.stdout and "every present benchmark is ready" in proc.stdout
     for what, count in (("rows", "2,400"), ("pairs", "500"), ("questions", "9,867"), ("captions", "1,891")):
         assert any(ln.split()[:3] == [what, count, count] for ln in proc.stdout.splitlines()), what
+
+
+# Thinking-model answers (issue 20): each states its answer in an explicit container, in the styles of GLM-4.1V-
+# Thinking, Qwen3-VL-Thinking, Kimi-VL-Thinking and o3/GPT-5, with reasoning and explanations that name the other
+# option; a few are runtime errors or thinking cut off by max_new_tokens (no stated answer).
+_THINK_STYLES = (
+    "<think>Let me compare the two clips. {other_said} seemed possible at first.</think><answer>"
+    "<|begin_of_box|>{said}<|end_of_box|></answer>",
+    "<think>Checking the order of events.</think>\n<answer>{said}</answer>",
+    "Looking at it again, the answer would be <|begin_of_box|>{said}<|end_of_box|> (the other reading, {other_said}, "
+    "does not hold).",
+    "The motion is clear in frames 3-5, so this matches <|begin_of_box|>{said}<|end_of_box|>. If it were the other "
+    "way round, it would be {other_said}, but it is not.",
+    "After reviewing the video, the answer is \\boxed{{{said}}}.",
+    "Final Answer: \\boxed{{\\text{{{said}}}}}",
+    "**Answer:** {said}\n\nThe alternative, {other_said}, would need the opposite order of events.",
+    "Final answer: {said}\nA careful look rules out {other_said}.",
+    "The first motion is faster than the second.\n</think>\n\n{said}",
+    "\u25c1think\u25b7The two clips differ in speed; {other_said} is tempting.\u25c1/think\u25b7{said}",
+    "<think>Option by option: {other_said} vs {said}.</think>\n\n**Final Answer:** {said}",
+)
+_NO_ANSWER = (
+    "<think>The hand moves towards the cup. Is the motion fast? Let me look again at frames 3 to 5; the",
+    "[LMMS_EVAL_REQUEST_FAILED after 5 retries]",
+    "",
+)
+
+
+def test_timeblind_full_size_thinking_model(lmms_eval, full_root):
+    rows = [json.loads(x) for x in (full_root / "timeblind" / "data.jsonl").read_text().splitlines()]
+    rng = random.Random(20)
+    answers, careful, stated = {}, {}, set()
+    for r in rows:
+        gold = ("yes", "no", "no", "yes")[r["index"] % 4]
+        right = rng.random() < 0.7
+        value = (gold == "yes") == right  # True: the model says yes / A
+        if r["type"] == "multiple_choice":
+            said, other = ("A", "B") if value else ("B", "A")
+            said, other = (f"Option {said}", f"Option {other}") if rng.random() < 0.3 else (said, other)
+        else:
+            said, other = ("Yes", "No") if value else ("No", "Yes")
+        if rng.random() < 0.02:
+            answers[str(r["index"])] = rng.choice(_NO_ANSWER)
+            careful[r["index"]] = -1
+            continue
+        answers[str(r["index"])] = rng.choice(_THINK_STYLES).format(said=said, other_said=other)
+        careful[r["index"]] = int(value)
+        stated.add(r["index"])
+    run = _timed(lmms_eval, "timeblind_iacc (thinking)", "timeblind_iacc", responses=answers, data_dir=full_root)
+    samples = {int(s["instance_acc"]["question_id"]): s["instance_acc"] for s in run.samples["timeblind_iacc"]}
+    read = {i: {"yes": 1, "A": 1, "no": 0, "B": 0}.get(samples[i]["pred_robust"], -1) for i in samples}
+    agree = sum(read[i] == careful[i] for i in stated) / len(stated)
+    print(f"[full-size] thinking answers: {len(stated)} stated, robust agrees on {100 * agree:.2f}%")
+    assert agree >= 0.995
+    got = run.metrics("timeblind_iacc")
+    for key, value in official_get_scores(careful).items():
+        assert abs(got[key] - value) <= 0.5, (key, got[key], value)
+    cut = sum(1 for i in careful if answers[str(i)].startswith("<think>") and "</think>" not in answers[str(i)])
+    assert got["truncated_rate"] == pytest.approx(100 * cut / len(rows))
