@@ -13,7 +13,7 @@ from typing import Any
 from temporal_tasks.data import DataError, stop
 from temporal_tasks.log import logger
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
-from temporal_tasks.scoring import slug, table_disagreement, table_flag_rate
+from temporal_tasks.scoring import percent, slug, table_disagreement, table_flag_rate
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -106,7 +106,11 @@ def truncated_rate(items: list) -> float:
     their reasoning (an opened ``<think>`` never closed: ``max_new_tokens`` ran out). Such answers are unreadable,
     so they are part of ``invalid_rate`` too. Above 5% it warns once per task with the flag to raise; it also
     reports parser exceptions (bugs in this package), which are counted apart from unreadable answers."""
-    value = table_flag_rate(items, "truncated", "truncated_rate")
+    if items and "pred" not in items[0]:  # free-text answers (captions): groups of one, nothing parsed
+        unique = {p["question_id"]: bool(p.get("truncated")) for p in items}
+        value = percent(sum(unique.values()), len(unique))
+    else:
+        value = table_flag_rate(items, "truncated", "truncated_rate")
     task, max_new_tokens = aggregating_task()
     if value == value and value > TRUNCATED_WARN_PERCENT and task not in _truncation_warned:
         _truncation_warned.add(task)

@@ -44,7 +44,7 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload
 from temporal_tasks.log import logger, warn_once
-from temporal_tasks.parsing import line_options, option
+from temporal_tasks.parsing import line_options, option, truncated_thinking
 from temporal_tasks.scoring import Groups, collect_groups, make_aggregators, percent, slug
 
 NAME = "temporalbench"
@@ -439,7 +439,8 @@ def process_results_caption(doc: dict, results: list) -> dict[str, dict]:
         "answer": first_answer(results),
         "gold": doc["gold"],
     }
-    return {"caption_sim": payload}
+    payload["truncated"] = truncated_thinking(payload["answer"])
+    return {"caption_sim": payload, "truncated_rate": payload}
 
 
 _model_lock = threading.Lock()

@@ -328,7 +328,8 @@ def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
     # and "I think A" (long), whatever the mode in force
     assert short["parse_disagreement"] == pytest.approx(100 * 3 / 12)
     assert long["parse_disagreement"] == pytest.approx(100 / 11)
-    assert set(short) == {"binary_acc", "mba", "invalid_rate", "parse_disagreement"} | ci_keys | {
+    assert short["truncated_rate"] == 0.0 and long["truncated_rate"] == 0.0
+    assert set(short) == {"binary_acc", "mba", "invalid_rate", "parse_disagreement", "truncated_rate"} | ci_keys | {
         f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*tb.CATEGORY_SLUGS, "charades", "coin", "finegym")
     } | {"binary_acc_movie_description", "mba_movie_description"}
     # the group: plain mean of short and long (the paper's "Overall"), only for binary_acc and mba

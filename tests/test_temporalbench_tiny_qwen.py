@@ -31,7 +31,7 @@ def test_tiny_qwen_runs_temporalbench(lmms_eval, tmp_path, model, version, extra
     )
     for task, n in (("temporalbench_short_mba", 12), ("temporalbench_long_mba", 11)):
         got = run.metrics(task)
-        for key in ("binary_acc", "mba", "invalid_rate", "parse_disagreement"):
+        for key in ("binary_acc", "mba", "invalid_rate", "parse_disagreement", "truncated_rate"):
             assert math.isnan(got[key]) or 0.0 <= got[key] <= 100.0, (task, key, got[key])
         assert len(run.samples[task]) == n
     assert set(run.metrics("temporalbench_mba")) == {"binary_acc", "mba"}

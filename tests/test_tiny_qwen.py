@@ -16,7 +16,9 @@ pytest.importorskip("torchvision")
 
 from tests.tiny_qwen import build  # noqa: E402
 
-HEADLINE = ("trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate", "parse_disagreement")
+HEADLINE = (
+    "trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate", "parse_disagreement", "truncated_rate",
+)  # fmt: skip
 
 
 def _check(run, task: str, n_questions: int) -> None:

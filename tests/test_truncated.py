@@ -86,13 +86,24 @@ def test_warns_once_above_five_percent(warnings_seen):
 def test_every_generate_task_reports_truncated_rate_beside_invalid_rate():
     generate = {t for t in our_tasks() if task_config(t).get("output_type") == "generate_until"}
     assert GENERATE_TASKS <= generate
-    for task in sorted(generate - {"temporalbench_caption_sim"}):
+    for task in sorted(generate):
         metrics = task_config(task)["metric_list"]
         names = [m["metric"] for m in metrics]
         at = names.index("truncated_rate")
-        assert "invalid_rate" in names[:at], task
+        assert task == "temporalbench_caption_sim" or "invalid_rate" in names[:at], task
         assert metrics[at]["aggregation"] == ("!function", "temporal_tasks.harness.truncated_rate"), task
         assert metrics[at]["higher_is_better"] is False, task
+
+
+def test_caption_truncated_rate_counts_each_caption_once():
+    from temporal_tasks.temporalbench import process_results_caption
+
+    doc = {"question_id": "c1", "group_id": "c1", "role": "caption", "gold": "A man walks.", "categories": []}
+    cut = process_results_caption(doc, ["<think>The man starts walking and then"])
+    done = process_results_caption({**doc, "question_id": "c2", "group_id": "c2"}, ["<think>ok</think>A man walks."])
+    assert cut["truncated_rate"]["truncated"] is True and done["truncated_rate"]["truncated"] is False
+    items = [cut["truncated_rate"], done["truncated_rate"], cut["truncated_rate"]]  # a repeated shard counts once
+    assert truncated_rate(items) == 50.0
 
 
 @pytest.mark.slow

@@ -341,8 +341,8 @@ def test_yaml_lists_every_metric_key(task, keys):
     assert sorted(names) == sorted(keys)
     for m in cfg["metric_list"]:
         module, _, fn = m["aggregation"][1].rpartition(".")
-        if m["metric"] == "parse_disagreement":  # the one aggregation shared by every generate task
-            assert m["aggregation"][1] == "temporal_tasks.harness.parse_disagreement"
+        if m["metric"] in ("parse_disagreement", "truncated_rate"):  # shared by every generate task
+            assert m["aggregation"][1] == f"temporal_tasks.harness.{m['metric']}"
             continue
         assert module == "temporal_tasks.velociti" and callable(getattr(velociti, fn))
     if cfg["output_type"] == "generate_until":

@@ -15,7 +15,7 @@ import pytest
 from temporal_tasks import vinoground
 from temporal_tasks.data import DataError
 from temporal_tasks.fixtures import vinoground as fx
-from temporal_tasks.harness import parse_disagreement
+from temporal_tasks.harness import parse_disagreement, truncated_rate
 from temporal_tasks.parsing import get_parser
 
 CATS = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
@@ -309,7 +309,8 @@ def _aggregate(items: list[dict], variant: str) -> dict[str, float]:
     headline, per_cat = vinoground.metric_keys(variant)
     out = {}
     for key in headline:
-        fn = parse_disagreement if key == "parse_disagreement" else getattr(vinoground, key)
+        shared = {"parse_disagreement": parse_disagreement, "truncated_rate": truncated_rate}
+        fn = shared.get(key) or getattr(vinoground, key)
         out[key] = fn(items)
     for metric in per_cat:
         for cat in CATS:

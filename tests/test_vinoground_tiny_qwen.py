@@ -16,7 +16,7 @@ pytest.importorskip("torchvision")
 
 from tests.tiny_qwen import build  # noqa: E402
 
-CHECKS = ("invalid_rate", "parse_disagreement")
+CHECKS = ("invalid_rate", "parse_disagreement", "truncated_rate")
 
 
 @pytest.mark.slow
