@@ -7,13 +7,14 @@ Every benchmark loader produces docs with the same core fields:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from temporal_tasks.data import DataError, stop
 from temporal_tasks.log import logger
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
-from temporal_tasks.scoring import percent, slug, table_disagreement, table_flag_rate
+from temporal_tasks.scoring import percent, question_rate, slug
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -94,7 +95,7 @@ def make_payload(doc: dict, answer: Any) -> dict:
 def parse_disagreement(items: list) -> float:
     """lmms-eval aggregation of every generate task: percent of scored answers (complete groups) whose
     robust and official readings differ. The same in both parser modes."""
-    return table_disagreement(items, "parse_disagreement")
+    return question_rate(items, "disagree", "parse_disagreement")
 
 
 TRUNCATED_WARN_PERCENT = 5.0
@@ -110,7 +111,7 @@ def truncated_rate(items: list) -> float:
         unique = {p["question_id"]: bool(p.get("truncated")) for p in items}
         value = percent(sum(unique.values()), len(unique))
     else:
-        value = table_flag_rate(items, "truncated", "truncated_rate")
+        value = question_rate(items, "truncated", "truncated_rate")
     task, max_new_tokens = aggregating_task()
     if value == value and value > TRUNCATED_WARN_PERCENT and task not in _truncation_warned:
         _truncation_warned.add(task)
@@ -120,7 +121,7 @@ def truncated_rate(items: list) -> float:
             f"they count as unreadable and wrong. The model is still thinking when max_new_tokens runs out{now}: "
             f"rerun with --gen_kwargs max_new_tokens=4096 (or more) for a thinking model."
         )
-    errors = sum(int(p.get("parser_errors") or 0) for p in items if isinstance(p, dict))
+    errors = sum(filter(None, map(operator.methodcaller("get", "parser_errors", 0), items)))
     if errors:
         logger.warning(
             f"{task}: {errors} reading(s) of answers raised inside the temporal-tasks parser and were counted as "

@@ -907,7 +907,7 @@ def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
     samples = results_path.with_name(f"{stem}samples_{task}.jsonl")
     if not samples.is_file():
         return None
-    from temporal_tasks.scoring import collect_groups
+    from temporal_tasks.scoring import complete_groups
 
     payloads = []
     with samples.open(encoding="utf-8") as fh:
@@ -915,7 +915,7 @@ def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
             payload = json.loads(line).get(metric) if line.strip() else None
             if isinstance(payload, dict) and "group_id" in payload and "group_size" in payload:
                 payloads.append(payload)
-    return len(collect_groups(payloads).complete) if payloads else None
+    return complete_groups(payloads) if payloads else None
 
 
 def summary_rows(runs: list[Run]) -> tuple[list[str], list[list[str]]]:

@@ -1,124 +1,52 @@
-"""The scoring core shared by every benchmark.
+"""The scoring core: every metric and CI of every benchmark comes from :func:`score` over a payload table.
 
 A *payload* is the per-question dict our ``process_results`` returns (see
 :func:`temporal_tasks.harness.make_payload`). It carries ``question_id``, ``group_id``,
 ``role``, ``group_size``, the raw ``answer``, the ``gold`` label, the parsed ``pred``
 (``None`` = unreadable) and ``correct``.
 
-Aggregations receive payloads in any order (lmms-eval gathers ranks in rank order), so
-everything here groups by ``group_id``/``role`` and never by position. A group with members
-that were never evaluated (``--limit``/``--offset`` cut it) is left out of every denominator,
-and one warning gives the count. All metrics are percentages in 0-100; a metric with nothing
-to score is NaN, never a made-up 0.
+One path, torchmetrics-style: the payloads become a :class:`PayloadTable` once (``_update``),
+then a :class:`Metric` says how the table reduces to per-group ``[right units, units]`` counts
+(``_reduce``): which role tuples are units, what makes a unit right, what an unreadable answer
+does, and whether the value is pooled or the mean of strata (VELOCITI's tests). The value and its
+group-bootstrap CI come from those counts alone.
+
+One policy for every benchmark: aggregations receive payloads in any order (lmms-eval gathers
+ranks in rank order), so everything groups by ``group_id``/``role`` and never by position; a group
+with members that were never evaluated (``--limit``/``--offset`` cut it) is left out of every
+denominator, and one warning gives the count; a repeated answer to the same question counts once.
+All metrics are percentages in 0-100; a metric with nothing to score is NaN, never a made-up 0.
+
+Caches live for one aggregation pass: the table of the payload set being aggregated (a task's
+headline list; its category keys are subsets found by identity) and the metrics computed from it.
+A different payload set starts a new pass and frees the old one.
 """
 
 from __future__ import annotations
 
 import math
-import operator
-import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from temporal_tasks.log import warn_once
+from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass
 
-Payload = Mapping[str, Any]
+__all__ = [
+    "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "InvalidPolicy", "Metric", "MetricResult", "Payload", "PayloadTable", "Units",
+    "aggregators", "bootstrap_ci", "complete_groups", "group_counts", "percent", "payload_table", "question_rate",
+    "reset_pass", "score", "slug", "stratum_values",
+]  # fmt: skip
+
 Units = Sequence[Sequence[str]] | Literal["each", "all"]
-InvalidPolicy = Literal["wrong", "drop"]
+# "wrong": an unreadable answer is a wrong answer; "drop": a unit holding one leaves the denominator;
+# "drop_group": every unit of a group holding one leaves it (VELOCITI's official closed-model rule).
+InvalidPolicy = Literal["wrong", "drop", "drop_group"]
 
-
-@dataclass
-class Groups:
-    """Payloads grouped by ``group_id`` then ``role``; only complete groups are kept."""
-
-    complete: dict[str, dict[str, Payload]] = field(default_factory=dict)
-    left_out: int = 0
-    duplicates: int = 0
-
-    def payloads(self) -> Iterable[Payload]:
-        """Every payload of every complete group."""
-        for members in self.complete.values():
-            yield from members.values()
-
-
-def collect_groups(items: Iterable[Payload], *, label: str = "", report: bool = False) -> Groups:
-    """Group payloads; drop incomplete groups (counted, and warned about once if ``report``)."""
-    by_group: dict[str, dict[str, Payload]] = {}
-    sizes: dict[str, int] = {}
-    duplicates = 0
-    for p in items:
-        gid = p["group_id"]
-        members = by_group.get(gid)
-        if members is None:
-            members = by_group[gid] = {}
-            sizes[gid] = int(p["group_size"])
-        role = p["role"]
-        seen = members.get(role)
-        if seen is not None:
-            if seen["question_id"] != p["question_id"]:
-                raise ValueError(
-                    f"{label or 'scoring'}: questions {seen['question_id']!r} and {p['question_id']!r} both claim "
-                    f"role {role!r} of group {gid!r}; the annotation file has a duplicate - fix it and rerun."
-                )
-            duplicates += 1  # the same question twice (e.g. a replayed shard); keep the first
-            continue
-        members[role] = p
-    groups = Groups(duplicates=duplicates)
-    for gid, members in by_group.items():
-        if len(members) == sizes[gid]:
-            groups.complete[gid] = members
-        else:
-            groups.left_out += 1
-    if report and (groups.left_out or duplicates):
-        msg = (
-            f"{label}: scored {len(groups.complete)} complete groups; left out {groups.left_out} incomplete "
-            f"group(s) whose other questions were not evaluated (--limit/--offset)"
-        )
-        if duplicates:
-            msg += f"; ignored {duplicates} repeated answer(s) to the same question"
-        warn_once(msg)
-    return groups
-
-
-def _unit_roles(units: Units, members: Mapping[str, Payload]) -> Iterable[Sequence[str]]:
-    if units == "each":
-        return [(r,) for r in members]
-    if units == "all":
-        return [tuple(members)]
-    return units
-
-
-def unit_accuracy(groups: Groups, units: Units, *, invalid: InvalidPolicy = "wrong") -> float:
-    """Percent of units (role tuples within a group) whose members are all correct.
-
-    ``units`` is a list of role tuples (e.g. ``[("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")]``),
-    ``"each"`` (every question on its own) or ``"all"`` (the whole group). With
-    ``invalid="drop"`` a unit with an unreadable answer leaves the denominator (the rule of
-    some official scorers); with ``"wrong"`` it counts as wrong.
-    """
-    correct = total = 0
-    for members in groups.complete.values():
-        for unit in _unit_roles(units, members):
-            picked = [members[r] for r in unit]
-            if invalid == "drop" and any(p["pred"] is None for p in picked):
-                continue
-            total += 1
-            if all(p["correct"] for p in picked):
-                correct += 1
-    return percent(correct, total)
-
-
-def invalid_rate(groups: Groups) -> float:
-    """Percent of scored questions whose answer could not be parsed."""
-    n = bad = 0
-    for p in groups.payloads():
-        n += 1
-        if p["pred"] is None:
-            bad += 1
-    return percent(bad, n)
+BOOTSTRAP_ITERS = 1000
+BOOTSTRAP_SEED = 20261122
 
 
 def percent(numerator: int, denominator: int) -> float:
@@ -140,26 +68,194 @@ def slug(name: str) -> str:
     return "".join(out).strip("_")
 
 
-# --------------------------------------------------------------------------- confidence intervals
-
-BOOTSTRAP_ITERS = 1000
-BOOTSTRAP_SEED = 20261122
+# --------------------------------------------------------------------------- metric specs
 
 
-def unit_counts(groups: Groups, units: Units, *, invalid: InvalidPolicy = "wrong") -> tuple[list[str], np.ndarray]:
-    """Per complete group (sorted by id): ``(ids, counts)`` with ``counts[:, 0]`` right units, ``[:, 1]`` units."""
-    ids = sorted(groups.complete)
-    counts = np.zeros((len(ids), 2), dtype=np.int64)
-    for row, gid in enumerate(ids):
-        members = groups.complete[gid]
-        for unit in _unit_roles(units, members):
-            picked = [members[r] for r in unit]
-            if invalid == "drop" and any(p["pred"] is None for p in picked):
-                continue
-            counts[row, 1] += 1
-            if all(p["correct"] for p in picked):
-                counts[row, 0] += 1
-    return ids, counts
+@dataclass(frozen=True)
+class Metric:
+    """How a metric reduces a payload table to per-group ``[right units, units]`` counts.
+
+    ``units``: ``"each"`` (every question), ``"all"`` (the whole group) or role tuples. A unit is
+    right when all its members are correct (``rule="correct"``), or, with ``rule="score_gt"``, when
+    its first role's ``score_field`` is above its second's (VELOCITI's ClassicVLE). ``strata``: a
+    payload field; the value is then the mean of the strata's percentages (``exclude_strata``
+    left out, a warning when fewer than ``expect_strata`` have a value; summed in ``strata_order``, the
+    paper's column order, so that the value is the same to the last bit), and the bootstrap resamples
+    within strata. ``one_stratum``: a per-stratum key; several strata in it are an error.
+    ``row_field``: only questions whose slugged field equals the key's ``row_value`` are units
+    (TemporalBench's per-category keys, which receive whole videos).
+    """
+
+    units: Units = "each"
+    invalid: InvalidPolicy | Callable[[], InvalidPolicy] = "wrong"
+    rule: Literal["correct", "score_gt"] = "correct"
+    score_field: str = ""
+    strata: str | None = None
+    exclude_strata: tuple[str, ...] = ()
+    strata_order: tuple[str, ...] = ()
+    expect_strata: int = 0
+    one_stratum: bool = False
+    row_field: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.units, str):  # role tuples, hashable (a metric keys the pass's memo)
+            object.__setattr__(self, "units", tuple(tuple(unit) for unit in self.units))
+
+    def policy(self) -> InvalidPolicy:
+        """The invalid-answer policy in force (it may follow the parser mode)."""
+        return self.invalid() if callable(self.invalid) else self.invalid
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """A metric value with its bootstrap CI."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+
+
+# --------------------------------------------------------------------------- reduce: counts per group
+
+
+def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts, complete)``: per complete group ``[right units, units]``; ``complete`` over the groups seen."""
+    present, correct, bad, complete, seen = table.matrices()
+    rows = table.group_rows(seen)
+    present, correct, bad = present[complete], correct[complete], bad[complete]
+    policy = metric.policy()
+    if policy == "drop_group":
+        usable = ~bad.any(axis=1)
+    if metric.row_field is not None:  # only this key's questions are units; the rest only complete the group
+        mine = np.fromiter((slug(v or "") == row_value for v in table.values(metric.row_field)), bool)
+        present = present & table.role_matrix(rows, mine)[complete]
+    if metric.rule == "score_gt":
+        scores = table.values(metric.score_field)
+        scores = np.array([np.nan if v is None else float(v) for v in scores], dtype=float)
+        score = table.role_matrix(rows, scores, fill=np.nan)[complete]
+    units = metric.units
+    if units == "each":
+        right = (correct & present).sum(axis=1)
+        total = present.sum(axis=1) - (bad & present).sum(axis=1) * (policy == "drop")
+    elif units == "all":
+        any_member = present.any(axis=1)
+        right = ((correct | ~present).all(axis=1) & any_member).astype(np.int64)
+        total = any_member.astype(np.int64)
+        if policy == "drop":
+            dropped = (bad & present).any(axis=1)
+            right, total = right * ~dropped, total * ~dropped
+    else:
+        code = {name: i for i, name in enumerate(table.role_names.tolist())}
+        right = np.zeros(len(present), dtype=np.int64)
+        total = np.zeros(len(present), dtype=np.int64)
+        for unit in units:
+            cols = [code.get(r) for r in unit]
+            if any(c is None for c in cols):
+                continue  # a role no evaluated question has: no group can hold this unit
+            applies = present[:, cols].all(axis=1)
+            if policy == "drop":
+                applies &= ~bad[:, cols].any(axis=1)
+            if metric.rule == "score_gt":
+                a, b = score[:, cols[0]], score[:, cols[1]]
+                with np.errstate(invalid="ignore"):
+                    ok = ~np.isnan(a) & ~np.isnan(b) & (a > b)
+            else:
+                ok = correct[:, cols].all(axis=1)
+            total += applies
+            right += applies & ok
+    if policy == "drop_group":
+        right, total = right * usable, total * usable
+    return np.stack([right, total], axis=1).astype(np.int64), complete
+
+
+def group_strata(table: PayloadTable, field_name: str) -> np.ndarray:
+    """Per complete group, the stratum its first member names (an object array of strings)."""
+    _p, _c, _b, complete, seen = table.matrices()
+    rows = table.group_rows(seen)
+    first = np.full(len(seen), -1, dtype=np.int64)
+    order = np.arange(len(rows))[::-1]
+    first[rows[order]] = order  # the first row of each group wins
+    values = table.values(field_name)
+    return values[first][complete]
+
+
+# --------------------------------------------------------------------------- values and CIs
+
+
+def score(
+    items: Sequence[Payload],
+    metric: Metric,
+    *,
+    label: str,
+    key: str,
+    report: bool = False,
+    row_value: str | None = None,
+) -> MetricResult:
+    """A metric's value and its group-bootstrap 95% CI (memoised within the aggregation pass)."""
+
+    def compute() -> MetricResult:
+        if not items:
+            return MetricResult(math.nan, math.nan, math.nan)
+        table = payload_table(items, label)
+        counts, complete = group_counts(table, metric, row_value)
+        if report:
+            _warn_left_out(label, complete, table.duplicates)
+        if metric.strata is None:
+            value = percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
+            return MetricResult(value, *bootstrap_ci(counts[counts[:, 1] > 0]))
+        strata = group_strata(table, metric.strata)
+        per = {}
+        for s in sorted(set(strata.tolist())):
+            sel = counts[strata == s]
+            per[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
+        if metric.one_stratum:
+            if len(per) > 1:
+                raise ValueError(f"{label}: a per-stratum key {key} received several strata {sorted(per)}")
+            return MetricResult(next(iter(per.values())) if per else math.nan, math.nan, math.nan)
+        value = _strata_mean(per, metric, label, key)
+        keep = (counts[:, 1] > 0) & ~np.isin(strata, list(metric.exclude_strata))
+        return MetricResult(value, *bootstrap_ci(counts[keep], strata[keep].tolist()))
+
+    return memo(("score", label, key, metric, metric.policy(), row_value), items, compute)
+
+
+def stratum_values(items: Sequence[Payload], metric: Metric, *, label: str) -> dict[str, float]:
+    """Per stratum (e.g. VELOCITI test), the metric's pooled percentage."""
+    if not items:
+        return {}
+    table = payload_table(items, label)
+    counts, _complete = group_counts(table, metric)
+    strata = group_strata(table, metric.strata or "")
+    out = {}
+    for s in sorted(set(strata.tolist())):
+        sel = counts[strata == s]
+        out[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
+    return out
+
+
+def _strata_mean(per: Mapping[str, float], metric: Metric, label: str, key: str) -> float:
+    order = [s for s in metric.strata_order if s in per] + [s for s in per if s not in metric.strata_order]
+    values = [per[s] for s in order if s not in metric.exclude_strata and not math.isnan(per[s])]
+    if not values:
+        return math.nan
+    if metric.expect_strata and len(values) < metric.expect_strata:
+        warn_once(
+            f"{label}: {key} averages only {len(values)} of the {metric.expect_strata} tests (the others had nothing "
+            "to score)."
+        )
+    return sum(values) / len(values)
+
+
+def _warn_left_out(label: str, complete: np.ndarray, duplicates: int) -> None:
+    left_out = int((~complete).sum())
+    if left_out or duplicates:
+        msg = (
+            f"{label}: scored {int(complete.sum())} complete groups; left out {left_out} incomplete "
+            f"group(s) whose other questions were not evaluated (--limit/--offset)"
+        )
+        if duplicates:
+            msg += f"; ignored {duplicates} repeated answer(s) to the same question"
+        warn_once(msg)
 
 
 def _outcome_classes(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -216,324 +312,65 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
-@dataclass(frozen=True)
-class MetricResult:
-    """A metric value with its bootstrap CI."""
-
-    value: float
-    ci_low: float
-    ci_high: float
+# --------------------------------------------------------------------------- per-question rates
 
 
-_memo_lock = threading.Lock()
-_memo: dict[tuple, tuple[list, MetricResult]] = {}
+def question_rate(items: Sequence[Payload], flag: str, label: str = "") -> float:
+    """Percent of scored questions (complete groups) whose ``flag`` holds.
 
-
-def _fingerprint(items: Sequence[Any]) -> tuple:
-    # lmms-eval gives each metric key its own list, but in one process the lists hold the same
-    # payload objects, so identities let the value, CI-low and CI-high keys share one computation.
-    # A sample of identities keys the cache; a hit is then confirmed object by object (_same).
-    n = len(items)
-    if not n:
-        return (0,)
-    step = max(1, n // 64)
-    return (n, *(id(items[i]) for i in range(0, n, step)), id(items[-1]))
-
-
-def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    # List equality runs in C and short-cuts on identity, so identical payload lists compare in
-    # milliseconds; payloads that are different objects but equal dicts give the same metric anyway.
-    if len(a) != len(b):
-        return False
-    return a == b if isinstance(a, list) and isinstance(b, list) else list(a) == list(b)
-
-
-def memo_metric(key: str, items: Sequence[Any], compute: Callable[[], MetricResult]) -> MetricResult:
-    """Compute ``compute()`` once per (metric key, payload list); correctness never depends on a hit."""
-    fp = (key, *_fingerprint(items))
-    with _memo_lock:
-        hit = _memo.get(fp)
-    if hit is not None and _same(hit[0], items):
-        return hit[1]
-    result = compute()
-    with _memo_lock:
-        if len(_memo) > 256:
-            _memo.clear()
-        _memo[fp] = (list(items), result)
-    return result
-
-
-# --------------------------------------------------------------------------- vectorised path
-
-_table_lock = threading.Lock()
-_tables: dict[tuple, tuple[list, PayloadTable]] = {}
-_row_index: dict[str, Any] = {}
-
-
-def _factorize(values: list) -> tuple[np.ndarray, list]:
-    # pandas hashes a million strings in ~50 ms (lmms-eval has it imported already); a dict loop is 10x slower.
-    import pandas as pd
-
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object), sort=False)
-    return np.asarray(codes, dtype=np.int64), list(uniques)
-
-
-@dataclass
-class PayloadTable:
-    """Payloads as arrays: one row per distinct (group, role), kept in first-seen order.
-
-    Built once per payload list and shared by every metric key over the same payloads, so
-    aggregating a million payloads costs one pass over the dicts plus numpy work.
+    ``flag``: ``"invalid"`` (unreadable answer), ``"disagree"`` (robust and official readings differ;
+    payloads without both readings are not counted), or a payload field such as ``"truncated"``
+    (missing counts as false).
     """
-
-    group: np.ndarray  # group code per row
-    role: np.ndarray  # role code per row
-    correct: np.ndarray
-    invalid: np.ndarray
-    group_size: np.ndarray  # expected members, per group code
-    group_names: np.ndarray
-    role_names: np.ndarray
-    duplicates: int = 0
-    source: np.ndarray | None = field(default=None, repr=False)  # row -> index in the payload list it came from
-    _matrices: tuple | None = field(default=None, repr=False)
-
-    @classmethod
-    def build(cls, items: Sequence[Payload], label: str) -> PayloadTable:
-        n = len(items)
-        group_codes, group_names = _factorize(list(map(operator.itemgetter("group_id"), items)))
-        role_codes, role_names = _factorize(list(map(operator.itemgetter("role"), items)))
-        correct = np.fromiter(map(bool, map(operator.itemgetter("correct"), items)), bool, n)
-        preds = np.empty(n, dtype=object)
-        preds[:] = list(map(operator.itemgetter("pred"), items))
-        invalid = np.equal(preds, None)
-        sizes = np.fromiter(map(int, map(operator.itemgetter("group_size"), items)), np.int64, n)
-        key = group_codes * max(1, len(role_names)) + role_codes
-        import pandas as pd
-
-        repeated = pd.Series(key).duplicated().to_numpy()  # hashing, no sort
-        first = np.flatnonzero(~repeated)
-        duplicates = n - len(first)
-        if duplicates:
-            cls._check_duplicates(items, key, first, label)
-        keep = first
-        group_size = np.zeros(len(group_names), dtype=np.int64)
-        group_size[group_codes[::-1]] = sizes[::-1]  # first payload's size wins, as in collect_groups
-        return cls(
-            group_codes[keep], role_codes[keep], correct[keep], invalid[keep], group_size,
-            np.asarray(group_names, dtype=object), np.asarray(role_names, dtype=object), duplicates, keep,
-        )  # fmt: skip
-
-    @staticmethod
-    def _check_duplicates(items: Sequence[Payload], key: np.ndarray, first: np.ndarray, label: str) -> None:
-        owner = dict(zip(key[first].tolist(), first.tolist(), strict=True))
-        for i, k in enumerate(key.tolist()):
-            j = owner[k]
-            if i != j and items[i]["question_id"] != items[j]["question_id"]:
-                raise ValueError(
-                    f"{label or 'scoring'}: questions {items[j]['question_id']!r} and {items[i]['question_id']!r} "
-                    f"both claim role {items[i]['role']!r} of group {items[i]['group_id']!r}; the annotation file "
-                    "has a duplicate - fix it and rerun."
-                )
-
-    def subset(self, rows: np.ndarray) -> PayloadTable:
-        """The table restricted to ``rows`` (e.g. one category's questions)."""
-        return PayloadTable(self.group[rows], self.role[rows], self.correct[rows], self.invalid[rows],
-                            self.group_size, self.group_names, self.role_names)  # fmt: skip
-
-    def matrices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(present, correct, invalid, complete, group codes)``: role matrices of the groups seen (memoised).
-
-        Group order does not matter downstream: metrics are sums and the bootstrap only sees the
-        multiset of per-group outcomes.
-        """
-        if self._matrices is None:
-            counts = np.bincount(self.group, minlength=len(self.group_names))
-            seen = np.flatnonzero(counts)
-            where = np.full(len(self.group_names), -1, dtype=np.int64)
-            where[seen] = np.arange(len(seen))
-            rows = where[self.group]
-            shape = (len(seen), len(self.role_names))
-            present = np.zeros(shape, bool)
-            present[rows, self.role] = True
-            correct = np.zeros(shape, bool)
-            correct[rows, self.role] = self.correct
-            invalid = np.zeros(shape, bool)
-            invalid[rows, self.role] = self.invalid
-            complete = present.sum(axis=1) == self.group_size[seen]
-            self._matrices = (present, correct, invalid, complete, seen)
-        return self._matrices
-
-
-def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
-    """The (memoised) table of ``items``; a list drawn from an already-built table reuses its rows."""
-    fp = _fingerprint(items)
-    with _table_lock:
-        hit = _tables.get(fp)
-        parent = dict(_row_index)
-    if hit is not None and _same(hit[0], items):
-        return hit[1]
-    table = None
-    if parent and items:
-        # Category keys hold a subset of the headline payload objects: find their rows by identity.
-        ids = np.fromiter(map(id, items), np.uint64, len(items))
-        pos = np.searchsorted(parent["sorted_ids"], ids)
-        pos = np.minimum(pos, len(parent["sorted_ids"]) - 1)
-        if (parent["sorted_ids"][pos] == ids).all():
-            rows = parent["order"][pos]
-            if len(rows) == 0 or np.bincount(rows).max() <= 1:
-                table = parent["table"].subset(rows)
-                table.source = np.arange(len(items))  # one row per payload, in the payloads' order
-    if table is None:
-        table = PayloadTable.build(items, label)
-        if table.duplicates == 0 and len(items) >= 1000:
-            ids = np.fromiter(map(id, items), np.uint64, len(items))
-            order = np.argsort(ids, kind="stable")
-            # Keeping `items` alive keeps these identities valid while the index exists.
-            with _table_lock:
-                _row_index.update(table=table, sorted_ids=ids[order], order=order, items=list(items))
-    with _table_lock:
-        if len(_tables) > 64:
-            _tables.clear()
-        _tables[fp] = (list(items), table)
-    return table
-
-
-def _warn_left_out(label: str, complete: np.ndarray, duplicates: int) -> None:
-    left_out = int((~complete).sum())
-    if left_out or duplicates:
-        msg = (
-            f"{label}: scored {int(complete.sum())} complete groups; left out {left_out} incomplete "
-            f"group(s) whose other questions were not evaluated (--limit/--offset)"
-        )
-        if duplicates:
-            msg += f"; ignored {duplicates} repeated answer(s) to the same question"
-        warn_once(msg)
-
-
-def table_counts(
-    table: PayloadTable, units: Units, *, invalid: InvalidPolicy = "wrong"
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(counts, complete)``: per complete group ``[right units, units]``, as :func:`unit_counts`."""
-    present, correct, bad, complete, _codes = table.matrices()
-    present, correct, bad = present[complete], correct[complete], bad[complete]
-    if units == "each":
-        right = (correct & present).sum(axis=1)
-        total = present.sum(axis=1) - (bad.sum(axis=1) if invalid == "drop" else 0)
-    elif units == "all":
-        right = (correct | ~present).all(axis=1).astype(np.int64)
-        total = np.ones(len(present), dtype=np.int64)
-        if invalid == "drop":
-            dropped = bad.any(axis=1)
-            right, total = right * ~dropped, total * ~dropped
-    else:
-        code = {name: i for i, name in enumerate(table.role_names.tolist())}
-        right = np.zeros(len(present), dtype=np.int64)
-        total = np.zeros(len(present), dtype=np.int64)
-        for unit in units:
-            cols = [code.get(r) for r in unit]
-            if any(c is None for c in cols):
-                continue  # a role no evaluated question has: no group can hold this unit
-            applies = present[:, cols].all(axis=1)
-            if invalid == "drop":
-                applies &= ~bad[:, cols].any(axis=1)
-            total += applies
-            right += applies & correct[:, cols].all(axis=1)
-    return np.stack([right, total], axis=1).astype(np.int64), complete
-
-
-def unit_metric(
-    items: Sequence[Payload],
-    units: Units,
-    *,
-    label: str,
-    key: str,
-    invalid: InvalidPolicy = "wrong",
-    report: bool = False,
-) -> MetricResult:
-    """A unit-accuracy metric with its group-bootstrap CI (memoised per payload list)."""
-
-    def compute() -> MetricResult:
-        if not items:
-            return MetricResult(math.nan, math.nan, math.nan)
-        table = payload_table(items, label)
-        counts, complete = table_counts(table, units, invalid=invalid)
-        if report:
-            _warn_left_out(label, complete, table.duplicates)
-        value = percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
-        low, high = bootstrap_ci(counts)
-        return MetricResult(value, low, high)
-
-    return memo_metric(f"{label}:{key}:{invalid}", items, compute)
-
-
-def table_invalid_rate(items: Sequence[Payload], label: str = "") -> float:
-    """Percent of scored questions (complete groups) whose answer could not be parsed; vectorised."""
     if not items:
         return math.nan
-    present, _correct, bad, complete, _codes = payload_table(items, label).matrices()
-    return percent(int(bad[complete].sum()), int(present[complete].sum()))
+    table = payload_table(items, label)
+    present, _correct, bad, complete, seen = table.matrices()
+    if flag == "invalid":
+        return percent(int(bad[complete].sum()), int(present[complete].sum()))
+    counted = complete[table.group_rows(seen)]
+    if flag == "disagree":
+        robust, official = table.values("pred_robust", _MISSING), table.values("pred_official", _MISSING)
+        counted = counted & (robust != _MISSING) & (official != _MISSING)
+        hits = robust != official
+    else:
+        hits = np.fromiter(map(bool, table.values(flag, False)), bool, len(table.source))
+    return percent(int((counted & hits).sum()), int(counted.sum()))
 
 
 _MISSING = object()
 
 
-def table_disagreement(items: Sequence[Payload], label: str = "") -> float:
-    """Percent of scored questions (complete groups) whose robust and official readings differ; vectorised.
-
-    Payloads without both readings (``pred_robust``, ``pred_official``) are not counted.
-    """
-    if not items:
-        return math.nan
-    table = payload_table(items, label)
-    _present, _correct, _bad, complete, seen = table.matrices()
-    where = np.full(len(table.group_names), -1, dtype=np.int64)
-    where[seen] = np.arange(len(seen))
-    source = table.source if table.source is not None else np.arange(len(items))
-    readings = []
-    for key in ("pred_robust", "pred_official"):
-        values = np.empty(len(items), dtype=object)
-        values[:] = list(map(operator.methodcaller("get", key, _MISSING), items))
-        readings.append(values[source])
-    robust, official = readings
-    counted = complete[where[table.group]] & (robust != _MISSING) & (official != _MISSING)
-    return percent(int((counted & (robust != official)).sum()), int(counted.sum()))
+def complete_groups(items: Sequence[Payload]) -> int:
+    """How many groups of ``items`` are complete (every member answered)."""
+    members: dict[str, set] = {}
+    sizes: dict[str, int] = {}
+    for p in items:
+        members.setdefault(p["group_id"], set()).add(p["role"])
+        sizes.setdefault(p["group_id"], int(p["group_size"]))
+    return sum(len(roles) == sizes[gid] for gid, roles in members.items())
 
 
-def table_flag_rate(items: Sequence[Payload], key: str, label: str = "") -> float:
-    """Percent of scored questions (complete groups) whose payload has a true ``key`` (e.g. ``truncated``).
-
-    Payloads without the key count as false (samples written before it existed).
-    """
-    if not items:
-        return math.nan
-    table = payload_table(items, label)
-    _present, _correct, _bad, complete, seen = table.matrices()
-    where = np.full(len(table.group_names), -1, dtype=np.int64)
-    where[seen] = np.arange(len(seen))
-    source = table.source if table.source is not None else np.arange(len(items))
-    flags = np.fromiter((bool(p.get(key)) for p in items), bool, len(items))[source]
-    counted = complete[where[table.group]]
-    return percent(int((counted & flags).sum()), int(counted.sum()))
+# --------------------------------------------------------------------------- lmms-eval aggregations
 
 
-def make_aggregators(
+def aggregators(
     label: str,
-    metrics: Mapping[str, Units],
+    metrics: Mapping[str, Metric],
     *,
-    headline: str,
-    invalid: InvalidPolicy | Callable[[], InvalidPolicy] = "wrong",
+    report: str | Sequence[str] = (),
 ) -> dict[str, Callable[[list], float]]:
-    """lmms-eval aggregation functions ``<m>``, ``<m>_ci_low``, ``<m>_ci_high``, ``<m>_category`` per unit metric.
+    """lmms-eval aggregation functions ``<m>``, ``<m>_ci_low``, ``<m>_ci_high``, ``<m>_category`` per metric.
 
-    ``headline`` is the metric whose aggregation warns about incomplete groups (once).
-    ``invalid`` may be a callable so a benchmark can pick the policy from the parser mode.
+    ``report``: the metric(s) whose value warns (once) about incomplete groups. ``<m>_category`` is
+    the same metric on one category's payloads (the ``<metric>_<category>`` keys), silent.
     """
+    reporting = {report} if isinstance(report, str) else set(report)
     out: dict[str, Callable[[list], float]] = {}
-    for name, units in metrics.items():
+    for name, metric in metrics.items():
 
-        def result(items: list, _name: str = name, _units: Units = units) -> MetricResult:
-            policy = invalid() if callable(invalid) else invalid
-            return unit_metric(items, _units, label=label, key=_name, invalid=policy, report=_name == headline)
+        def result(items: list, _name: str = name, _metric: Metric = metric) -> MetricResult:
+            return score(items, _metric, label=label, key=_name, report=_name in reporting)
 
         def value(items: list, _r=result) -> float:
             return _r(items).value
@@ -544,20 +381,16 @@ def make_aggregators(
         def ci_high(items: list, _r=result) -> float:
             return _r(items).ci_high
 
-        def per_category(items: list, _name: str = name, _units: Units = units) -> float:
-            # Same metric on one category's payloads; silent, the headline already warned once.
-            policy = invalid() if callable(invalid) else invalid
-            return unit_metric(items, _units, label=label, key=_name, invalid=policy).value
+        def per_category(items: list, _name: str = name, _metric: Metric = metric) -> float:
+            return score(items, _metric, label=label, key=_name).value
 
-        variants = (
+        for suffix, fn, what in (
             ("", value, "value"),
             ("_ci_low", ci_low, "95% CI low"),
             ("_ci_high", ci_high, "95% CI high"),
             ("_category", per_category, "value on one category's questions (for <metric>_<category> keys)"),
-        )
-        for suffix, fn, what in variants:
-            fn.__name__ = f"{name}{suffix}"
-            fn.__qualname__ = fn.__name__
+        ):
+            fn.__name__ = fn.__qualname__ = f"{name}{suffix}"
             fn.__doc__ = f"{label} {name}: {what} (percent; groups bootstrapped for the CI)."
             out[fn.__name__] = fn
     return out

@@ -27,6 +27,7 @@ import threading
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from temporal_tasks.data import (
@@ -45,7 +46,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option, truncated_thinking
-from temporal_tasks.scoring import Groups, collect_groups, make_aggregators, percent, slug
+from temporal_tasks.scoring import Metric, MetricResult, question_rate, score, slug
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()
@@ -332,72 +333,76 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     return out
 
 
-def _groups(items: list, report: bool = False) -> Groups:
+# BA: every binary question of the complete videos ("each"); MBA: a video's questions all right ("all").
+METRICS = {"binary_acc": Metric("each"), "mba": Metric("all")}
+# Per category: only the category's questions are units; a key receives whole videos, so that a --limit-cut
+# video is left out as everywhere else.
+CATEGORY_METRICS = {name: replace(metric, row_field="category") for name, metric in METRICS.items()}
+
+
+def _label(items: list) -> str:
     # The part (short_qa / long_qa) in the label keeps the two tasks' warnings apart.
     part = items[0].get("part", "") if items else ""
-    return collect_groups(items, label=f"{NAME} {part}".strip(), report=report)
+    return f"{NAME} {part}".strip()
 
 
-def _ba(groups: Groups, category: str | None = None) -> float:
-    right = total = 0
-    for p in groups.payloads():
-        if category is None or slug(p.get("category") or "") == category:
-            total += 1
-            right += bool(p["correct"])
-    return percent(right, total)
-
-
-def _mba(groups: Groups, category: str | None = None) -> float:
-    right = total = 0
-    for members in groups.complete.values():
-        picked = [p for p in members.values() if category is None or slug(p.get("category") or "") == category]
-        if picked:  # a video with no question of the category is not one of its groups
-            total += 1
-            right += all(p["correct"] for p in picked)
-    return percent(right, total)
+def _score(items: list, name: str, report: bool = False, category: str | None = None) -> MetricResult:
+    metric = CATEGORY_METRICS[name] if category is not None else METRICS[name]
+    return score(items, metric, label=_label(items), key=name, report=report, row_value=category)
 
 
 def binary_acc(items: list) -> float:
     """BA: percent of binary questions answered right (complete videos only)."""
-    return _ba(_groups(items))
+    return _score(items, "binary_acc").value
 
 
 def mba(items: list) -> float:
     """MBA: percent of videos whose binary questions are all right; warns once about cut videos."""
-    return _mba(_groups(items, report=True))
+    return _score(items, "mba", report=True).value
 
 
 def invalid_rate(items: list) -> float:
     """Percent of scored questions whose answer could not be parsed."""
-    groups = _groups(items)
-    payloads = list(groups.payloads())
-    return percent(sum(p["pred"] is None for p in payloads), len(payloads))
+    return question_rate(items, "invalid", _label(items))
 
 
 def binary_acc_subset(items: list) -> float:
     """BA of one source's questions (lmms-eval hands only that source's payloads)."""
-    return _ba(_groups(items))
+    return binary_acc(items)
 
 
 def mba_subset(items: list) -> float:
     """MBA of one source's videos."""
-    return _mba(_groups(items))
+    return _score(items, "mba").value
 
 
-# 95% CIs of the headline BA and MBA: the core's group bootstrap (videos resampled). BA is every
-# question of the complete videos ("each"), MBA a video's questions all right ("all"); the
-# values themselves stay with binary_acc/mba above, which also carry the single --limit warning.
-_CI = make_aggregators(NAME, {"binary_acc": "each", "mba": "all"}, headline="")
-binary_acc_ci_low, binary_acc_ci_high = _CI["binary_acc_ci_low"], _CI["binary_acc_ci_high"]
-mba_ci_low, mba_ci_high = _CI["mba_ci_low"], _CI["mba_ci_high"]
+# 95% CIs of the headline BA and MBA: the core's group bootstrap (videos resampled).
+def binary_acc_ci_low(items: list) -> float:
+    """BA: 95% CI low (videos bootstrapped)."""
+    return _score(items, "binary_acc").ci_low
+
+
+def binary_acc_ci_high(items: list) -> float:
+    """BA: 95% CI high (videos bootstrapped)."""
+    return _score(items, "binary_acc").ci_high
+
+
+def mba_ci_low(items: list) -> float:
+    """MBA: 95% CI low (videos bootstrapped)."""
+    return _score(items, "mba").ci_low
+
+
+def mba_ci_high(items: list) -> float:
+    """MBA: 95% CI high (videos bootstrapped)."""
+    return _score(items, "mba").ci_high
 
 
 def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:
     def ba(items: list) -> float:
-        return _ba(_groups(items), cat)
+        return _score(items, "binary_acc", category=cat).value
 
     def mb(items: list) -> float:
-        return _mba(_groups(items), cat)
+        return _score(items, "mba", category=cat).value
 
     ba.__name__ = ba.__qualname__ = f"binary_acc_{cat}"
     mb.__name__ = mb.__qualname__ = f"mba_{cat}"

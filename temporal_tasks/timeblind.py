@@ -33,7 +33,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
-from temporal_tasks.scoring import make_aggregators, slug, table_invalid_rate
+from temporal_tasks.scoring import Metric, aggregators, question_rate, slug
 
 NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
@@ -243,13 +243,13 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
 
 
 # trial_acc, question_acc, video_acc, instance_acc and their *_ci_low / *_ci_high keys
-_AGGREGATORS = make_aggregators(NAME, UNITS, headline="instance_acc")
+_AGGREGATORS = aggregators(NAME, {name: Metric(units) for name, units in UNITS.items()}, report="instance_acc")
 globals().update(_AGGREGATORS)
 
 
 def invalid_rate(items: list) -> float:
     """Percent of scored trials whose answer could not be parsed."""
-    return table_invalid_rate(items, NAME)
+    return question_rate(items, "invalid", NAME)
 
 
 CATEGORY_KEYS = tuple(slug(t) for t in (*KNOWN_TAGS, "yes_no", "multiple_choice"))

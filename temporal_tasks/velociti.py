@@ -22,11 +22,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from temporal_tasks.data import (
     BenchmarkData,
@@ -48,8 +47,7 @@ from temporal_tasks.parsing import (
     register_parser,
     robust_yes_no,
 )
-from temporal_tasks.scoring import Groups, MetricResult, bootstrap_ci, collect_groups, memo_metric, percent
-from temporal_tasks.scoring import invalid_rate as _invalid_rate
+from temporal_tasks.scoring import InvalidPolicy, Metric, MetricResult, question_rate, score
 
 NAME = "velociti"
 FIELDS = ("video_id", "test_name", "event", "pos", "neg", "in_subset")
@@ -452,250 +450,169 @@ def process_results_prob(doc: dict, results: list) -> dict[str, dict]:
 # --------------------------------------------------------------------------- aggregation
 
 
-def _drop_invalid() -> bool:
+def _policy() -> InvalidPolicy:
     # Official mode follows the closed-model scripts: a pair with an unreadable answer leaves the denominator.
-    return parser_mode() == "official"
+    return "drop_group" if parser_mode() == "official" else "wrong"
 
 
-def _by_test(groups: Groups) -> dict[str, list[dict[str, dict]]]:
-    out: dict[str, list[dict[str, dict]]] = defaultdict(list)
-    for members in groups.complete.values():
-        test = next(iter(members.values()))["test"]
-        out[test].append(members)
-    return out
+def _metric(units: tuple, *, rule: str = "correct", invalid=_policy, per_test: bool = False) -> Metric:
+    """A pair metric; the value is the unweighted mean over the 7 tests present (control excluded), as the
+    paper's Avg, with rows resampled within each test for the CI; ``per_test``: one test's key (pooled)."""
+    return Metric(
+        units, invalid=invalid, rule=rule, score_field="p_yes", strata="test",
+        exclude_strata=() if per_test else (CONTROL,), strata_order=TESTS, expect_strata=0 if per_test else len(TESTS),
+        one_stratum=per_test,
+    )  # fmt: skip
 
 
-def _test_mean(per_test: dict[str, float], label: str) -> float:
-    """Unweighted mean over the 7 tests present (control excluded), as the paper's Avg."""
-    values = [per_test[t] for t in TESTS if t in per_test and not math.isnan(per_test[t])]
-    if not values:
-        return math.nan
-    if len(values) < len(TESTS):
-        warn_once(f"{NAME}: {label} averages only {len(values)} of the 7 tests (the others had nothing to score).")
-    return sum(values) / len(values)
+STRICT = (("pos", "neg"),)  # pos read Yes and neg read No (the golds)
+METRICS = {
+    "strict_vle": _metric(STRICT),
+    "mc_a": _metric((("posA",),)),
+    "mc_b": _metric((("posB",),)),
+    "mc_both": _metric((("posA", "posB"),)),
+    # An undefined probability counts as wrong in both modes: metrics.py always has a score, so there
+    # is no official drop rule to follow. StrictVLE: e(C+) > 0.5 and e(C-) < 0.5 (the preds' golds);
+    # ClassicVLE: e(C+) > e(C-).
+    "prob_strict_vle": _metric(STRICT, invalid="wrong"),
+    "prob_classic_vle": _metric(STRICT, rule="score_gt", invalid="wrong"),
+}
+LABELS = {
+    "strict_vle": f"{NAME} strict_vle", "mc_a": f"{NAME} mc", "mc_b": f"{NAME} mc", "mc_both": f"{NAME} mc",
+    "prob_strict_vle": f"{NAME} strict_vle (prob)", "prob_classic_vle": f"{NAME} strict_vle (prob)",
+}  # fmt: skip
+REPORTS = ("strict_vle", "mc_a", "prob_strict_vle")  # one warning about cut pairs per task
 
 
-def _pair_rate(pairs: list[dict[str, dict]], right: Callable[[dict[str, dict]], bool], skip=None) -> float:
-    kept = [m for m in pairs if not (skip and skip(m))]
-    return percent(sum(1 for m in kept if right(m)), len(kept))
-
-
-def _strict_right(m: dict[str, dict]) -> bool:
-    return m["pos"]["pred"] == "yes" and m["neg"]["pred"] == "no"
-
-
-def _any_invalid(m: dict[str, dict]) -> bool:
-    return any(p["pred"] is None for p in m.values())
-
-
-def _strict_per_test(items: list, report: bool) -> dict[str, float]:
-    groups = collect_groups(items, label=f"{NAME} strict_vle", report=report)
-    skip = _any_invalid if _drop_invalid() else None
-    return {t: _pair_rate(pairs, _strict_right, skip) for t, pairs in _by_test(groups).items()}
+def _score(items: list, name: str, *, per_test: bool = False) -> MetricResult:
+    metric = METRICS[name]
+    if per_test:
+        metric = replace(metric, exclude_strata=(), expect_strata=0, one_stratum=True)
+    key = name.removeprefix("prob_")
+    return score(items, metric, label=LABELS[name], key=key, report=name in REPORTS and not per_test)
 
 
 def strict_vle(items: list) -> float:
     """StrictVLE (pos Yes and neg No), mean of the 7 tests' percentages, control excluded."""
-    return _test_mean(_strict_per_test(items, report=True), "strict_vle")
+    return _score(items, "strict_vle").value
 
 
 def strict_vle_test(items: list) -> float:
     """StrictVLE of the questions given (one test's key receives only that test)."""
-    return _pooled(_strict_per_test(items, report=False), "strict")
-
-
-def _pooled(per_test: dict[str, float], what: str) -> float:
-    # A per-test key holds one test; if several show up (a misuse), refuse to mix them silently.
-    if len(per_test) > 1:
-        raise ValueError(f"{NAME}: a per-test {what} key received several tests {sorted(per_test)}")
-    return next(iter(per_test.values())) if per_test else math.nan
+    return _score(items, "strict_vle", per_test=True).value
 
 
 def invalid_rate(items: list) -> float:
     """Percent of scored questions whose answer could not be read (or whose score is undefined)."""
-    return _invalid_rate(collect_groups(items, label=NAME))
-
-
-# -- confidence intervals of the 7-test averages --
-
-
-def _avg_ci(items: list, key: str, right: Callable, skip: Callable | None) -> MetricResult:
-    """95% CI of a 7-test average: rows resampled within each test, the statistic the mean of the tests."""
-
-    def compute() -> MetricResult:
-        groups = collect_groups(items, label=NAME)
-        counts, strata = [], []
-        for test, pairs in _by_test(groups).items():
-            if test == CONTROL:
-                continue
-            for m in pairs:
-                if skip is None or not skip(m):
-                    counts.append((int(bool(right(m))), 1))
-                    strata.append(test)
-        low, high = bootstrap_ci(np.asarray(counts, dtype=np.int64).reshape(-1, 2), strata)
-        return MetricResult(math.nan, low, high)
-
-    return memo_metric(f"{NAME}:{key}:{parser_mode()}", items, compute)
-
-
-def _strict_ci(items: list) -> MetricResult:
-    return _avg_ci(items, "strict_vle_ci", _strict_right, _any_invalid if _drop_invalid() else None)
+    return question_rate(items, "invalid", NAME)
 
 
 def strict_vle_ci_low(items: list) -> float:
     """StrictVLE average: 95% CI low (bootstrap over rows within tests)."""
-    return _strict_ci(items).ci_low
+    return _score(items, "strict_vle").ci_low
 
 
 def strict_vle_ci_high(items: list) -> float:
     """StrictVLE average: 95% CI high."""
-    return _strict_ci(items).ci_high
+    return _score(items, "strict_vle").ci_high
 
 
 # -- probability-based (log-likelihood) --
 
 
-def _prob_strict(m: dict[str, dict]) -> bool:
-    pos, neg = m["pos"]["p_yes"], m["neg"]["p_yes"]
-    return pos is not None and neg is not None and pos > 0.5 and neg < 0.5
-
-
-def _prob_classic(m: dict[str, dict]) -> bool:
-    pos, neg = m["pos"]["p_yes"], m["neg"]["p_yes"]
-    return pos is not None and neg is not None and pos > neg
-
-
-def _prob_per_test(items: list, right: Callable, report: bool) -> dict[str, float]:
-    # An undefined score (no probability for either answer) counts as wrong in both modes:
-    # metrics.py always has a score, so there is no official drop rule to follow.
-    groups = collect_groups(items, label=f"{NAME} strict_vle (prob)", report=report)
-    return {t: _pair_rate(pairs, right) for t, pairs in _by_test(groups).items()}
-
-
 def prob_strict_vle(items: list) -> float:
     """StrictVLE from e(V,C): e(C+) > 0.5 and e(C-) < 0.5, mean of the 7 tests."""
-    return _test_mean(_prob_per_test(items, _prob_strict, report=True), "strict_vle")
+    return _score(items, "prob_strict_vle").value
 
 
 def prob_classic_vle(items: list) -> float:
     """ClassicVLE from e(V,C): e(C+) > e(C-), mean of the 7 tests."""
-    return _test_mean(_prob_per_test(items, _prob_classic, report=False), "classic_vle")
+    return _score(items, "prob_classic_vle").value
 
 
 def prob_strict_vle_test(items: list) -> float:
     """Probability StrictVLE of one test's pairs."""
-    return _pooled(_prob_per_test(items, _prob_strict, report=False), "strict")
+    return _score(items, "prob_strict_vle", per_test=True).value
 
 
 def prob_classic_vle_test(items: list) -> float:
     """Probability ClassicVLE of one test's pairs."""
-    return _pooled(_prob_per_test(items, _prob_classic, report=False), "classic")
+    return _score(items, "prob_classic_vle", per_test=True).value
 
 
 def prob_invalid_rate(items: list) -> float:
     """Percent of questions whose e(V,C) is undefined or exactly 0.5 (neither Yes nor No wins)."""
-    return _invalid_rate(collect_groups(items, label=NAME))
+    return question_rate(items, "invalid", NAME)
 
 
 def prob_strict_vle_ci_low(items: list) -> float:
     """Probability StrictVLE average: 95% CI low."""
-    return _avg_ci(items, "prob_strict_ci", _prob_strict, None).ci_low
+    return _score(items, "prob_strict_vle").ci_low
 
 
 def prob_strict_vle_ci_high(items: list) -> float:
     """Probability StrictVLE average: 95% CI high."""
-    return _avg_ci(items, "prob_strict_ci", _prob_strict, None).ci_high
+    return _score(items, "prob_strict_vle").ci_high
 
 
 def prob_classic_vle_ci_low(items: list) -> float:
     """ClassicVLE average: 95% CI low."""
-    return _avg_ci(items, "prob_classic_ci", _prob_classic, None).ci_low
+    return _score(items, "prob_classic_vle").ci_low
 
 
 def prob_classic_vle_ci_high(items: list) -> float:
     """ClassicVLE average: 95% CI high."""
-    return _avg_ci(items, "prob_classic_ci", _prob_classic, None).ci_high
+    return _score(items, "prob_classic_vle").ci_high
 
 
 # -- multiple choice --
 
 
-def _mc_per_test(items: list, report: bool) -> dict[str, dict[str, float]]:
-    groups = collect_groups(items, label=f"{NAME} mc", report=report)
-    skip = _any_invalid if _drop_invalid() else None
-    out = {}
-    for test, pairs in _by_test(groups).items():
-        a = _pair_rate(pairs, lambda m: m["posA"]["correct"], skip)
-        b = _pair_rate(pairs, lambda m: m["posB"]["correct"], skip)
-        both = _pair_rate(pairs, lambda m: m["posA"]["correct"] and m["posB"]["correct"], skip)
-        out[test] = {"mc_a": a, "mc_b": b, "mc_both": both, "mc_bias": b - a}
-    return out
-
-
-def _mc_mean(items: list, metric: str) -> float:
-    per_test = _mc_per_test(items, report=metric == "mc_a")
-    if metric == "mc_bias":  # B - A of the averages (= the mean of the per-test biases)
-        return _test_mean({t: v["mc_b"] for t, v in per_test.items()}, "mc_b") - _test_mean(
-            {t: v["mc_a"] for t, v in per_test.items()}, "mc_a"
-        )
-    return _test_mean({t: v[metric] for t, v in per_test.items()}, metric)
-
-
-def _mc_test(items: list, metric: str) -> float:
-    per_test = _mc_per_test(items, report=False)
-    return _pooled({t: v[metric] for t, v in per_test.items()}, metric)
-
-
 def mc_a(items: list) -> float:
     """MC accuracy with C+ as option A, mean of the 7 tests."""
-    return _mc_mean(items, "mc_a")
+    return _score(items, "mc_a").value
 
 
 def mc_b(items: list) -> float:
     """MC accuracy with C+ as option B, mean of the 7 tests."""
-    return _mc_mean(items, "mc_b")
+    return _score(items, "mc_b").value
 
 
 def mc_bias(items: list) -> float:
-    """Order bias B - A (about 0 for an order-blind model)."""
-    return _mc_mean(items, "mc_bias")
+    """Order bias B - A of the averages (= the mean of the per-test biases; about 0 for an order-blind model)."""
+    return mc_b(items) - mc_a(items)
 
 
 def mc_both(items: list) -> float:
     """Rows right in both orders, mean of the 7 tests."""
-    return _mc_mean(items, "mc_both")
+    return _score(items, "mc_both").value
 
 
 def mc_a_test(items: list) -> float:
     """MC A accuracy of one test."""
-    return _mc_test(items, "mc_a")
+    return _score(items, "mc_a", per_test=True).value
 
 
 def mc_b_test(items: list) -> float:
     """MC B accuracy of one test."""
-    return _mc_test(items, "mc_b")
+    return _score(items, "mc_b", per_test=True).value
 
 
 def mc_bias_test(items: list) -> float:
     """MC bias (B - A) of one test."""
-    return _mc_test(items, "mc_bias")
+    return mc_b_test(items) - mc_a_test(items)
 
 
 def mc_both_test(items: list) -> float:
     """MC both-orders accuracy of one test."""
-    return _mc_test(items, "mc_both")
-
-
-def _mc_both_ci(items: list) -> MetricResult:
-    right = lambda m: m["posA"]["correct"] and m["posB"]["correct"]  # noqa: E731
-    return _avg_ci(items, "mc_both_ci", right, _any_invalid if _drop_invalid() else None)
+    return _score(items, "mc_both", per_test=True).value
 
 
 def mc_both_ci_low(items: list) -> float:
     """MC both-orders average: 95% CI low."""
-    return _mc_both_ci(items).ci_low
+    return _score(items, "mc_both").ci_low
 
 
 def mc_both_ci_high(items: list) -> float:
     """MC both-orders average: 95% CI high."""
-    return _mc_both_ci(items).ci_high
+    return _score(items, "mc_both").ci_high

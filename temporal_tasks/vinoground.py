@@ -37,8 +37,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
-from temporal_tasks.scoring import collect_groups, unit_metric
-from temporal_tasks.scoring import invalid_rate as _invalid_rate
+from temporal_tasks.scoring import Metric, aggregators, question_rate
 from temporal_tasks.video import BackgroundBuilds, build_workers, num_frames_in_force
 
 NAME = "vinoground"
@@ -442,45 +441,15 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     return results_for(payload, headline, per_category=per_category)
 
 
-def _aggregators(name: str) -> dict[str, Callable[[list], float]]:
-    units = UNITS[name]
-
-    def result(items: list):
-        # report=True on each score: a task may lack the others; warn_once prints the message once
-        return unit_metric(items, units, label=NAME, key=name, report=True)
-
-    def value(items: list) -> float:
-        return result(items).value
-
-    def ci_low(items: list) -> float:
-        return result(items).ci_low
-
-    def ci_high(items: list) -> float:
-        return result(items).ci_high
-
-    def per_category(items: list) -> float:
-        return unit_metric(items, units, label=NAME, key=name).value
-
-    out = {}
-    for suffix, fn, what in (
-        ("", value, "percent of pairs"),
-        ("_ci_low", ci_low, "95% CI low (pairs bootstrapped)"),
-        ("_ci_high", ci_high, "95% CI high (pairs bootstrapped)"),
-        ("_category", per_category, "on one category's pairs (for <metric>_<category> keys)"),
-    ):
-        fn.__name__ = fn.__qualname__ = f"{name}{suffix}"
-        fn.__doc__ = f"Vinoground {name}: {what}."
-        out[fn.__name__] = fn
-    return out
-
-
-for _name in UNITS:
-    globals().update(_aggregators(_name))
+# text_score, video_score, group_score and their *_ci_low / *_ci_high / *_category variants. Each score warns
+# about cut pairs (a task may lack the others; warn_once prints the message once).
+_AGGREGATORS = aggregators(NAME, {name: Metric(units) for name, units in UNITS.items()}, report=tuple(UNITS))
+globals().update(_AGGREGATORS)
 
 
 def invalid_rate(items: list) -> float:
     """Percent of scored questions whose answer could not be parsed (A/B)."""
-    return _invalid_rate(collect_groups(items, label=NAME))
+    return question_rate(items, "invalid", NAME)
 
 
 def prebuild(num_frames: int | None = None) -> list[Path]:

@@ -132,7 +132,7 @@ def test_every_loader_passes_the_options_it_shows(offline_env):
 def test_parse_disagreement_shares_the_table_of_other_keys():
     # 300 groups of 4 (>= 1000 payloads: the core indexes the table so subsets reuse its rows).
     # In group g, question r differs iff (g + r) % 3 == 0: answer "(A)" (robust A, official None), else "A".
-    from temporal_tasks.scoring import collect_groups, invalid_rate
+    from temporal_tasks.scoring import question_rate
 
     items = []
     for g in range(300):
@@ -140,7 +140,7 @@ def test_parse_disagreement_shares_the_table_of_other_keys():
             answer = "(A)" if (g + r) % 3 == 0 else "A"
             items.append(make_payload(_doc(f"g{g}", f"r{r}", 4, gold="A"), answer))
     expected_all = 100 * sum((g + r) % 3 == 0 for g in range(300) for r in range(4)) / 1200
-    invalid_rate(collect_groups(items))  # unrelated work first
+    question_rate([dict(p) for p in items], "invalid")  # unrelated work first (another payload set)
     from temporal_tasks import timeblind
 
     timeblind.trial_acc(list(items))  # builds and indexes the shared table, as the headline key does

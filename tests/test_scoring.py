@@ -8,7 +8,19 @@ import random
 import pytest
 
 from temporal_tasks.harness import make_payload, results_for
-from temporal_tasks.scoring import collect_groups, invalid_rate, slug, unit_accuracy
+from temporal_tasks.scoring import Metric, complete_groups, payload_table, question_rate, reset_pass, score, slug
+
+
+def unit_accuracy(payloads, units, invalid="wrong") -> float:
+    """The core's value of a unit metric over ``payloads`` (a fresh pass each time: no cache is involved)."""
+    reset_pass()
+    return score(payloads, Metric(units, invalid=invalid), label="test", key="m").value
+
+
+def invalid_rate(payloads) -> float:
+    reset_pass()
+    return question_rate(payloads, "invalid")
+
 
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
 GOLD = ("yes", "no", "no", "yes")
@@ -39,7 +51,7 @@ ANSWERS = {
 
 
 def test_hand_computed_unit_metrics():
-    groups = collect_groups(_payloads(ANSWERS))
+    groups = _payloads(ANSWERS)
     # trials right: 4 + 3 + 2 = 9 of 12
     assert unit_accuracy(groups, "each") == pytest.approx(100 * 9 / 12)
     # question units (q0: v0,v1; q1: v0,v1): g0 2, g1 1 (q1), g2 1 (q0) -> 4 of 6
@@ -52,29 +64,31 @@ def test_hand_computed_unit_metrics():
 
 
 def test_invalid_drop_policy_removes_units_from_denominator():
-    groups = collect_groups(_payloads(ANSWERS))
+    groups = _payloads(ANSWERS)
     # g2's q1 unit holds the empty answer: dropped, so question accuracy is 4 of 5.
     assert unit_accuracy(groups, [("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")], invalid="drop") == pytest.approx(80.0)
 
 
 def test_order_does_not_matter():
     payloads = _payloads(ANSWERS)
-    expected = unit_accuracy(collect_groups(payloads), [ROLES])
+    expected = unit_accuracy(payloads, [ROLES])
     rng = random.Random(7)
     for _ in range(20):
         rng.shuffle(payloads)
-        assert unit_accuracy(collect_groups(payloads), [ROLES]) == expected
+        assert unit_accuracy(list(payloads), [ROLES]) == expected
 
 
 def test_truncated_group_is_left_out_and_counted():
     payloads = _payloads({k: v for k, v in ANSWERS.items() if k < 6})  # --limit 6 cuts g1
-    groups = collect_groups(payloads)
-    assert list(groups.complete) == ["g0"] and groups.left_out == 1
-    assert unit_accuracy(groups, "each") == 100.0
+    assert complete_groups(payloads) == 1
+    table = payload_table(payloads)
+    complete = table.matrices()[3]
+    assert complete.tolist().count(False) == 1  # g1 left out, and counted
+    assert unit_accuracy(payloads, "each") == 100.0
 
 
 def test_nothing_complete_gives_nan_not_zero():
-    groups = collect_groups(_payloads({0: "yes", 1: "no"}))
+    groups = _payloads({0: "yes", 1: "no"})
     assert math.isnan(unit_accuracy(groups, "each"))
     assert math.isnan(invalid_rate(groups))
 
@@ -83,17 +97,20 @@ def test_nothing_complete_gives_nan_not_zero():
 def test_garbage_answers_are_wrong_and_invalid(answer):
     payloads = _payloads({0: answer, 1: "No", 2: "no", 3: "yes"})
     assert payloads[0]["pred"] is None and payloads[0]["correct"] is False
-    groups = collect_groups(payloads)
+    groups = payloads
     assert unit_accuracy(groups, "each") == 75.0
     assert invalid_rate(groups) == 25.0
 
 
 def test_repeated_answer_is_ignored_but_conflicting_roles_raise():
     payloads = _payloads(ANSWERS)
-    assert collect_groups([*payloads, payloads[0]]).duplicates == 1
+    reset_pass()
+    assert payload_table([*payloads, payloads[0]]).duplicates == 1
+    assert unit_accuracy([*payloads, payloads[0]], "each") == unit_accuracy(payloads, "each")
     clash = dict(payloads[1], question_id="other")
+    reset_pass()
     with pytest.raises(ValueError, match="both claim role"):
-        collect_groups([*payloads, clash])
+        payload_table([*payloads, clash])
 
 
 def test_results_for_adds_category_keys():
@@ -174,3 +191,69 @@ def test_ci_aggregators_are_seeded_and_order_free():
     random.Random(1).shuffle(shuffled)
     copies = [dict(p) for p in shuffled]  # new objects: no memo hit, recomputed from scratch
     assert (timeblind.instance_acc_ci_low(copies), timeblind.instance_acc_ci_high(copies)) == (low, high)
+
+
+# ----------------------------------------------------------------------------- the one core: policies and strata
+
+
+def _pair(group: str, test: str, pos: str | None, neg: str | None, p_pos=None, p_neg=None) -> list[dict]:
+    """A VELOCITI-style pair: pos gold yes, neg gold no; ``None`` = unreadable."""
+    out = []
+    for role, gold, pred, p in (("pos", "yes", pos, p_pos), ("neg", "no", neg, p_neg)):
+        out.append({"question_id": f"{group}_{role}", "group_id": group, "role": role, "group_size": 2, "test": test,
+                    "gold": gold, "pred": pred, "correct": pred == gold, "p_yes": p})  # fmt: skip
+    return out
+
+
+def test_strata_mean_exclusion_order_and_policies():
+    items = (
+        _pair("a1", "t1", "yes", "no") + _pair("a2", "t1", "yes", "yes") + _pair("a3", "t1", None, "no")  # t1
+        + _pair("b1", "t2", "yes", "no") + _pair("b2", "t2", "no", "no")  # t2
+        + _pair("c1", "ctl", "yes", "no")  # excluded stratum
+        + _pair("cut", "t2", "yes", "no")[:1]  # a cut pair: left out everywhere
+    )  # fmt: skip
+    wrong = Metric((("pos", "neg"),), strata="test", exclude_strata=("ctl",), expect_strata=2)
+    drop = Metric((("pos", "neg"),), invalid="drop_group", strata="test", exclude_strata=("ctl",))
+    for seed in range(4):
+        random.Random(seed).shuffle(items)
+        reset_pass()
+        # t1: 1 of 3 (the unreadable pair is wrong), t2: 1 of 2 -> mean of 33.3 and 50
+        assert score(items, wrong, label="v", key="s").value == pytest.approx((100 / 3 + 50) / 2)
+        # drop_group: t1's unreadable pair leaves the denominator -> 1 of 2
+        assert score(items, drop, label="v", key="s").value == pytest.approx(50.0)
+        one = Metric((("pos", "neg"),), strata="test", one_stratum=True)
+        assert score([p for p in items if p["test"] == "t2"], one, label="v", key="s_t2").value == 50.0
+        with pytest.raises(ValueError, match="several strata"):
+            score(items, one, label="v", key="s_one")
+
+
+def test_score_gt_rule_and_row_filter():
+    items = (
+        _pair("a", "t", "yes", "no", 0.9, 0.2) + _pair("b", "t", "no", "no", 0.4, 0.3)  # classic right, strict not
+        + _pair("c", "t", None, "no", None, 0.1) + _pair("d", "t", "yes", "yes", 0.6, 0.7)
+    )  # fmt: skip
+    reset_pass()
+    classic = Metric((("pos", "neg"),), rule="score_gt", score_field="p_yes")
+    assert score(items, classic, label="v", key="c").value == 50.0  # a, b (c has no score, d reversed)
+    # a per-category key gets whole groups; only its category's questions are units
+    for p in items:
+        p["category"] = "Fine Action" if p["role"] == "pos" else "other"
+    row = Metric("each", row_field="category")
+    assert score(items, row, label="v", key="r", row_value="fine_action").value == 50.0  # pos right in a and d
+    assert score(items, Metric("all", row_field="category"), label="v", key="r2", row_value="other").value == 75.0
+
+
+def test_one_pass_at_a_time():
+    from temporal_tasks import table
+
+    first = _payloads(ANSWERS)
+    reset_pass()
+    unit_accuracy_value = score(first, Metric("each"), label="t", key="k").value
+    assert table._current[0].items == first
+    second = _payloads({**ANSWERS, 11: "yes"})  # another payload set: a new pass; the first one is freed
+    assert score(second, Metric("each"), label="t", key="k").value == pytest.approx(unit_accuracy_value + 100 / 12)
+    assert len(table._current) == 1 and table._current[0].items[0] is second[0]
+    # a subset of the current payload set reuses the pass's table (found by identity)
+    sub = [p for p in second if p["group_id"] == "g0"]
+    assert score(sub, Metric("each"), label="t", key="k").value == 100.0
+    assert table._current[0].items[0] is second[0]
