@@ -111,12 +111,30 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
     return out
 
 
+def check_zero_shot() -> None:
+    """Stop with a clear error when the run asks for few-shot examples (``--num_fewshot`` above 0)."""
+    from temporal_tasks.run_context import run_context
+
+    shots = run_context().num_fewshot
+    if shots is not None and shots > 0:
+        stop(
+            DataError(
+                f"--num_fewshot {shots}: these temporal-reasoning tasks are zero-shot (each benchmark scores the "
+                "model on its own question, as the papers do, and has no few-shot split). Drop --num_fewshot or "
+                "pass --num_fewshot 0."
+            )
+        )
+
+
 def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
-    A data problem ends the process with its message and exit status 1 (see ``data.stop``).
+    A data problem ends the process with its message and exit status 1 (see ``data.stop``), and so
+    does ``--num_fewshot`` above 0 (these benchmarks are zero-shot; lmms-eval would crash later).
     """
     import datasets
+
+    check_zero_shot()
 
     try:
         docs = load()
