@@ -1,0 +1,242 @@
+"""Every way people run lmms-eval gives the right number or a clear error (issue 24).
+
+Contract tests of :mod:`temporal_tasks.compat` (each lmms-eval internal we rely on), N from the model
+instance, scored = selected, one run per results set, and (slow) the Python API and stale-cache runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import cli, compat, run_context, video
+from temporal_tasks.data import DataError
+from temporal_tasks.rescore import rescore
+from temporal_tasks.runs import choose_run, find_runs, read_samples
+
+LMMS_EVAL_CHANGED = "lmms-eval changed: temporal_tasks/compat.py relies on this; re-check it against the new version"
+
+
+# ----------------------------------------------------------------------------- compat contracts
+
+
+def _locals_of(fn) -> set[str]:
+    code = inspect.unwrap(fn).__code__
+    return {*code.co_varnames, *code.co_cellvars}  # a closure's variables are cells, still in f_locals
+
+
+def test_contract_evaluation_frames_hold_the_model_and_the_selection():
+    from lmms_eval import evaluator
+
+    simple = _locals_of(evaluator.simple_evaluate)
+    assert {"model", "model_args", "lm", "limit", "offset", "num_fewshot"} <= simple, LMMS_EVAL_CHANGED
+    assert {"lm", "task_dict", "limit", "offset"} <= _locals_of(evaluator.evaluate), LMMS_EVAL_CHANGED
+    assert inspect.unwrap(evaluator.evaluate).__module__ == compat.EVALUATOR_MODULE, LMMS_EVAL_CHANGED
+    src = inspect.getsource(inspect.unwrap(evaluator.simple_evaluate))
+    # the model is built before the tasks (process_docs), so the stack has it when N is resolved
+    assert src.index("lm = model") < src.index("get_task_dict(tasks"), LMMS_EVAL_CHANGED
+    assert "limit = get_sample_size(task, limit)" in inspect.getsource(inspect.unwrap(evaluator.evaluate))
+
+
+def test_contract_aggregations_run_in_task_output_with_gathered_payloads():
+    from lmms_eval.evaluator_utils import TaskOutput
+
+    fn = TaskOutput.calculate_aggregate_metric
+    assert fn.__name__ == "calculate_aggregate_metric" and "self" in fn.__code__.co_varnames, LMMS_EVAL_CHANGED
+    src = inspect.getsource(fn)
+    assert "self.sample_metrics" in src and "agg_fn(items" in src, LMMS_EVAL_CHANGED
+    assert "self.task" in src, LMMS_EVAL_CHANGED
+
+
+def test_contract_video_models_keep_their_frame_count_as_an_attribute():
+    from lmms_eval.models.simple import llava_onevision, qwen2_5_vl
+
+    assert "self.max_num_frames = max_num_frames" in inspect.getsource(qwen2_5_vl), LMMS_EVAL_CHANGED
+    assert "self.max_frames_num = max_frames_num" in inspect.getsource(llava_onevision), LMMS_EVAL_CHANGED
+
+
+def test_contract_request_cache_is_keyed_without_the_data_and_its_folder_can_be_moved():
+    from lmms_eval.api.task import Task
+    from lmms_eval.caching import cache
+
+    src = inspect.getsource(Task.build_all_requests)
+    # why scored = selected is checked: the key names the task, shots, rank and world size, not the data
+    assert 'f"requests-{self._config.task}-{self.config.num_fewshot}shot-rank{rank}-world_size{world_size}"' in src
+    assert "instances[:og_limit]" in src, LMMS_EVAL_CHANGED  # --limit 0 builds no request (rank_share)
+    assert "LM_HARNESS_CACHE_PATH" in inspect.getsource(cache), LMMS_EVAL_CHANGED
+
+
+def test_instance_frame_setting_reads_known_attributes_only():
+    class Qwen:
+        max_num_frames = 8
+
+    class Llava:
+        def __init__(self) -> None:
+            self._max_frames_num = 16
+            self.num_frames = True  # a flag, not a count
+
+    class Other:
+        fps = 2
+
+    assert compat.instance_frame_setting(Qwen()) == ("max_num_frames", 8)
+    assert compat.instance_frame_setting(Llava()) == ("_max_frames_num", 16)
+    assert compat.instance_frame_setting(Other()) is None and compat.instance_frame_setting(None) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "ours"),
+    [(["/venv/bin/lmms-eval"], True), (["/x/site-packages/lmms_eval/__main__.py"], True),
+     (["/venv/bin/temporal-tasks"], True), (["my_eval_stack.py", "--model_args", "max_num_frames=16"], False),
+     (["-c"], False), ([], False)],
+)  # fmt: skip
+def test_only_an_lmms_eval_command_line_is_read(argv, ours):
+    assert compat.is_lmms_eval_command_line(argv) is ours
+
+
+# ----------------------------------------------------------------------------- N from the model instance
+
+
+class _Model:
+    def __init__(self, n: int) -> None:
+        self.max_num_frames = n
+
+
+def _fake_evaluate():
+    # lmms-eval's evaluate, as compat finds it: module lmms_eval.evaluator, locals lm and task_dict
+    source = (
+        "def evaluate(lm, task_dict, limit=None, offset=0):\n"
+        "    return probe()\n"
+    )  # fmt: skip
+    namespace = {"__name__": compat.EVALUATOR_MODULE}
+    exec(compile(source, "<lmms_eval.evaluator>", "exec"), namespace)  # noqa: S102 - a stand-in frame
+    return namespace
+
+
+def test_evaluate_takes_n_from_the_model_instance_not_the_scripts_argv(monkeypatch):
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
+    ns = _fake_evaluate()
+    ns["probe"] = video.num_frames_setting
+    assert ns["evaluate"](_Model(8), {}) == (8, "model instance attribute max_num_frames=8")
+    # no evaluation on the stack and a script's own command line: the default, announced as such
+    n, source = video.num_frames_setting()
+    assert n == 32 and source.startswith("default 32 (no frame setting found; set TEMPORAL_TASKS_NUM_FRAMES")
+    # the lmms-eval command line is read when it is the process's
+    monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model_args", "max_num_frames=16"])
+    assert video.num_frames_setting() == (16, "--model_args max_num_frames=16")
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "12")
+    assert video.num_frames_setting() == (12, "TEMPORAL_TASKS_NUM_FRAMES")
+
+
+def test_simple_evaluate_instance_wins_over_its_model_args(monkeypatch):
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+
+    def simple_evaluate(model=None, model_args=None, limit=None, offset=0, num_fewshot=None):
+        lm = model  # noqa: F841 - read from this frame, as from lmms-eval's own
+        return run_context.run_context()
+
+    ctx = simple_evaluate(model=_Model(8), model_args="max_num_frames=16", limit=3)
+    assert run_context.model_frame_setting(ctx).describe() == "model instance attribute max_num_frames=8"
+    assert ctx.limit == 3 and ctx.where == "simple_evaluate"
+    ctx = simple_evaluate(model="qwen2_5_vl", model_args="max_num_frames=16")
+    assert run_context.model_frame_setting(ctx).describe() == "--model_args max_num_frames=16"
+
+
+def test_announce_prints_once_on_stderr(capsys):
+    video.announce("test: paired videos have N=7 frames (x)")
+    video.announce("test: paired videos have N=7 frames (x)")
+    assert capsys.readouterr().err.count("N=7 frames") == 1
+
+
+def test_num_fewshot_above_zero_is_a_clear_error(monkeypatch):
+    from temporal_tasks.harness import check_zero_shot
+
+    def simple_evaluate(model_args=None, num_fewshot=None):
+        check_zero_shot()
+
+    simple_evaluate(model_args="", num_fewshot=0)
+    with pytest.raises(SystemExit, match="--num_fewshot 2: these temporal-reasoning tasks are zero-shot"):
+        simple_evaluate(model_args="", num_fewshot=2)
+
+
+# ----------------------------------------------------------------------------- one run per results set
+
+
+def _timeblind_lines(fixture_root, monkeypatch, answer: str | None) -> list[dict]:
+    """Sample lines of timeblind_iacc: every answer ``answer``, or the gold label when None."""
+    from temporal_tasks import timeblind
+
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
+    return [timeblind.process_results(d, [d["gold"] if answer is None else answer]) for d in timeblind.load_docs()]
+
+
+def _write_run(folder: Path, stamp: str, lines_by_task: dict[str, list[dict]], model: str, mtime: float) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    results = folder / f"{stamp}_results.json"
+    results.write_text(json.dumps({"results": {t: {} for t in lines_by_task}, "config": {"model": model}}))
+    for task, lines in lines_by_task.items():
+        path = folder / f"{stamp}_samples_{task}.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        os.utime(path, (mtime, mtime))
+    os.utime(results, (mtime, mtime))
+
+
+def test_rescore_reads_one_run_and_names_it(fixture_root, monkeypatch, tmp_path, capsys):
+    yes = _timeblind_lines(fixture_root, monkeypatch, None)  # all right
+    no = _timeblind_lines(fixture_root, monkeypatch, "")  # all unreadable
+    folder = tmp_path / "out" / "model"
+    _write_run(folder, "20261125_100000", {"timeblind_iacc": yes}, "run_a", 1_000)
+    _write_run(folder, "20261125_110000", {"timeblind_iacc": no}, "run_b", 2_000)
+    # run A also left a samples file of a task run B did not run: it must not join B's results
+    (folder / "20261125_100000_samples_vinoground_group.jsonl").write_text("")
+
+    result = rescore([tmp_path / "out"])
+    cfg = result["config"]
+    assert cfg["run"].endswith("20261125_110000") and cfg["model"] == "run_b"
+    assert "newest complete run of 2" in cfg["run_note"] and "--run" in cfg["run_note"]
+    assert set(result["results"]) == {"timeblind_iacc"}
+    chosen = rescore([tmp_path / "out"], run="20261125_100000")
+    assert chosen["config"]["model"] == "run_a" and set(chosen["results"]) == {"timeblind_iacc", "vinoground_group"}
+    assert chosen["results"]["timeblind_iacc"]["instance_acc,none"] == 100.0
+    assert result["results"]["timeblind_iacc"]["instance_acc,none"] == 0.0
+    with pytest.raises(DataError, match="--run 2099: no run matches"):
+        rescore([tmp_path / "out"], run="2099")
+
+    assert cli.main(["rescore", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "20261125_110000: the newest complete run of 2" in out and "model: run_b" in out
+
+
+def test_a_samples_file_with_answers_from_two_runs_is_an_error(fixture_root, monkeypatch, tmp_path):
+    yes = _timeblind_lines(fixture_root, monkeypatch, "yes")
+    no = _timeblind_lines(fixture_root, monkeypatch, "no")
+    mixed = tmp_path / "20261125_100000_samples_timeblind_iacc.jsonl"
+    mixed.write_text("".join(json.dumps(x) + "\n" for x in yes + no))
+    with pytest.raises(DataError, match=f"{mixed}: question '0' is answered twice with different answers"):
+        read_samples(mixed)
+    with pytest.raises(DataError, match="two runs"):
+        rescore([mixed])
+    same = tmp_path / "20261125_100001_samples_timeblind_iacc.jsonl"
+    same.write_text("".join(json.dumps(x) + "\n" for x in yes + yes))  # a replayed shard: same answers
+    assert len(read_samples(same)) == 2 * len(yes)
+
+
+def test_summary_takes_each_folders_newest_run(tmp_path):
+    from temporal_tasks.report import find_results
+
+    folder = tmp_path / "model"
+    for stamp, mtime in (("20261125_100000", 1_000), ("20261125_110000", 2_000)):
+        _write_run(folder, stamp, {}, stamp, mtime)
+    notes: list[str] = []
+    assert find_results([tmp_path], notes=notes) == [folder / "20261125_110000_results.json"]
+    assert len(notes) == 1 and "newest complete run of 2" in notes[0]
+    assert find_results([tmp_path], run="20261125_100000") == [folder / "20261125_100000_results.json"]
+    runs = find_runs([tmp_path])
+    assert [r.stamp for r in runs] == ["20261125_100000", "20261125_110000"]
+    assert choose_run(runs[:1], what="results")[1] == ""  # one run: no choice to name
