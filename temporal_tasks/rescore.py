@@ -147,6 +147,12 @@ def rescore(paths: Iterable[str | Path], mode: str | None = None, run: str | Non
     for task, file in sorted(files.items()):
         lines = read_samples(file)
         values = rescore_task(task, lines, mode)
+        if lines and not values:
+            raise DataError(
+                f"{file}: no answer payload of ours in its {len(lines)} lines (a --predict_only run logs the raw "
+                "answers only), so there is nothing to rescore. Rerun without --predict_only, or rescore the "
+                "samples of a scored run."
+            )
         results[task] = {"alias": task, **{f"{k},none": v for k, v in values.items()}}
         hib[task] = {k: h for k, _f, h in task_metrics(task) if k in values}
         nsamples[task] = {"original": len(lines), "effective": len(lines)}
