@@ -17,6 +17,8 @@ Assumptions (lmms-eval 0.7.3, ``lmms_eval/evaluator.py`` and ``evaluator_utils.p
   of all ranks, inside ``evaluate``.
 - The video models keep their frame count as an instance attribute named like their ``__init__``
   argument (``self.max_num_frames``, ``self.max_frames_num``, ...; :data:`FRAME_ARGS`).
+- ``__main__.cli_evaluate`` holds the entries of a ``--config`` file as ``args_list`` (one Namespace each,
+  ``.config`` the file) and exports every entry's ``env:`` before the first entry runs.
 - The CLI is ``lmms-eval`` / ``python -m lmms_eval`` (``sys.argv[0]``), or our ``temporal-tasks`` wrapper.
 """
 
@@ -32,6 +34,7 @@ __all__ = [
     "FRAME_ARGS",
     "EvaluationFrames",
     "aggregation_selection",
+    "config_entries_env",
     "evaluation_frames",
     "instance_frame_setting",
     "is_lmms_eval_command_line",
@@ -185,3 +188,29 @@ def aggregation_selection() -> tuple[str, int, int] | None:
             _selection_memo.clear()
         _selection_memo[key] = hit
     return hit
+
+
+def config_entries_env() -> list[dict[str, str]] | None:
+    """Each entry's ``env:`` mapping while a multi-entry ``--config`` file runs (None otherwise).
+
+    lmms-eval pops ``env`` from the entries it keeps, so the file is read again.
+    """
+    for frame in _frames(sys._getframe(1)):
+        if frame.f_code.co_name != "cli_evaluate" or "args_list" not in frame.f_locals:
+            continue
+        entries = frame.f_locals.get("args_list") or []
+        path = getattr(entries[0], "config", None) if entries else None
+        if len(entries) < 2 or not path:
+            return None
+        try:
+            import yaml
+
+            with open(path, encoding="utf-8") as fh:
+                loaded = yaml.safe_load(fh)
+        except (OSError, ValueError):
+            return None
+        loaded = loaded if isinstance(loaded, list) else [loaded]
+        return [
+            {str(k): str(v) for k, v in ((e or {}).get("env") or {}).items()} for e in loaded if isinstance(e, dict)
+        ]
+    return None

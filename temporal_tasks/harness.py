@@ -126,6 +126,32 @@ def check_zero_shot() -> None:
         )
 
 
+def check_config_env() -> None:
+    """Stop when the entries of a multi-entry ``--config`` file set our ``TEMPORAL_TASKS_*`` variables differently.
+
+    lmms-eval exports every entry's ``env:`` before the first entry runs, so each entry would run with the
+    last value (e.g. an entry asking for ``TEMPORAL_TASKS_PARSER: official`` scored ``robust``).
+    """
+    from temporal_tasks.compat import config_entries_env
+
+    entries = config_entries_env()
+    if not entries:
+        return
+    ours = sorted({k for e in entries for k in e if k.startswith("TEMPORAL_TASKS_")})
+    differ = [k for k in ours if len({e.get(k) for e in entries}) > 1]
+    if differ:
+        values = "; ".join(f"{k}: " + ", ".join(f"entry {i + 1}={e.get(k, '(unset)')}" for i, e in enumerate(entries))
+                           for k in differ)  # fmt: skip
+        stop(
+            DataError(
+                f"--config: the entries set {', '.join(differ)} differently ({values}), but lmms-eval exports every "
+                "entry's env before the first run, so all entries would run with the last value. Put per-entry "
+                "settings in each entry's model_args (e.g. max_num_frames=8) or task names (e.g. "
+                "vinoground_group_official), or run one --config file per setting (README: lmms-eval flags)."
+            )
+        )
+
+
 def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
@@ -135,6 +161,7 @@ def docs_dataset(load: Callable[[], list[dict]]):
     import datasets
 
     check_zero_shot()
+    check_config_env()
 
     try:
         docs = load()

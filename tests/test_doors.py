@@ -44,6 +44,15 @@ def test_contract_evaluation_frames_hold_the_model_and_the_selection():
     assert "limit = get_sample_size(task, limit)" in inspect.getsource(inspect.unwrap(evaluator.evaluate))
 
 
+def test_contract_config_entries_and_their_env():
+    from lmms_eval import __main__ as main
+
+    src = inspect.getsource(main.cli_evaluate)
+    assert "args_list" in _locals_of(main.cli_evaluate), LMMS_EVAL_CHANGED
+    # every entry's env is exported before the first entry runs (why differing entries are an error)
+    assert src.index('config.pop("env", None)') < src.index("for args in args_list:"), LMMS_EVAL_CHANGED
+
+
 def test_contract_aggregations_run_in_task_output_with_gathered_payloads():
     from lmms_eval.evaluator_utils import TaskOutput
 
@@ -360,7 +369,7 @@ def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeyp
         _same_numbers({k.split(",")[0]: v for k, v in again.items() if k.endswith(",none")}, done.metrics(task))
     elif row == "predict_only_rescore":
         done = run("--predict_only")
-        assert not done.metrics(task)  # lmms-eval computes no metric: answers only
+        assert set(done.metrics(task)) == {"bypass"}  # lmms-eval computes no metric of ours: answers only
         try:
             again = rescore([tmp_path / "run1" / "results"])["results"][task]
         except DataError as exc:  # until issue 22 lands: a clear error, never numbers from nothing
@@ -412,17 +421,23 @@ def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeyp
             [sys.executable, "-m", "lmms_eval", "--config", str(config)], cwd=tmp_path, capture_output=True,
             text=True, timeout=900, env={**_api_env(fixture_root, cache_root), **env},
         )  # fmt: skip
+        if row == "config_two_entries":
+            # lmms-eval exports every entry's env before the first run: entry 2 would be scored `official` too
+            assert proc.returncode != 0, "two entries with different parser settings ran"
+            out = proc.stdout + proc.stderr
+            assert "--config: the entries set TEMPORAL_TASKS_PARSER differently" in out
+            assert "entry 1=official, entry 2=(unset)" in out and "model_args" in out
+            assert not list(tmp_path.rglob("*_results.json"))
+            return
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        (results,) = (tmp_path / "a").rglob("*_results.json")
+        got = json.loads(results.read_text())["results"][task]
         official = _expected({**data, "TEMPORAL_TASKS_PARSER": "official"}, monkeypatch)
-        for out in [tmp_path / e["output_path"] for e in entries]:
-            (results,) = out.rglob("*_results.json")
-            got = json.loads(results.read_text())["results"][task]
-            # lmms-eval exports every entry's env before the first run: the second entry is scored
-            # `official` too (README: set per-entry settings through model args or task names instead)
-            _same_numbers({k.split(",")[0]: v for k, v in got.items() if k.endswith(",none")}, official)
-            (samples,) = out.rglob("*_samples_*.jsonl")
-            modes = {json.loads(x)["trial_acc"]["parser_mode"] for x in samples.read_text().splitlines() if x}
-            assert modes == {"official"}  # ... and the samples say so
+        scored = {k.split(",")[0]: v for k, v in got.items() if k.endswith(",none") and "_stderr" not in k}
+        _same_numbers(scored, official)
+        (samples,) = (tmp_path / "a").rglob("*_samples_*.jsonl")
+        modes = {json.loads(x)["trial_acc"]["parser_mode"] for x in samples.read_text().splitlines() if x}
+        assert modes == {"official"}  # the samples say which reading scored them
     elif row == "seed":
         _same_numbers(run("--seed", "7,8,9,10").metrics(task), _expected(data, monkeypatch))
     elif row == "gen_kwargs":
@@ -444,7 +459,8 @@ def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeyp
                          args=["--limit", "0"], env={**env, "TEMPORAL_TASKS_CACHE_DIR": str(videos)},
                          expect_ok=False)  # fmt: skip
         assert not done.results  # lmms-eval stops: no document selected
-        assert not list(videos.rglob("*.mp4")), "a paired video was built for a run that selects no question"
+        built = list((videos / "paired_videos").rglob("*.mp4"))
+        assert not built, "a paired video was built for a run that selects no question"
     elif row == "two_ranks":
         launcher = ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
         done = run(launcher=launcher)
