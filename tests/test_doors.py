@@ -143,6 +143,27 @@ def test_evaluate_takes_n_from_the_model_instance_not_the_scripts_argv(monkeypat
     assert video.num_frames_setting() == (12, "TEMPORAL_TASKS_NUM_FRAMES")
 
 
+def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offline_env, monkeypatch, tmp_path):
+    """A script builds the task dict, then calls evaluate(lm, ...): no build before the model is known."""
+    from temporal_tasks import vinoground
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
+    builds = video.BackgroundBuilds("vinoground", workers=1)
+    monkeypatch.setattr(vinoground, "_BUILDS", builds)
+    monkeypatch.setattr(vinoground, "_DEFERRED", {})
+    rows = list(vinoground.process_docs_group(None))  # what get_task_dict runs, before evaluate()
+    assert "group" in vinoground._DEFERRED and not list(cache.rglob("paired_videos/**/*.mp4"))
+    ns = _fake_evaluate()
+    ns["probe"] = lambda: [vinoground.doc_to_visual(row)[0] for row in rows if row["paired"]]
+    paths = ns["evaluate"](_Model(5), {})
+    builds.shutdown()
+    assert {Path(p).parent.name for p in paths} == {"n5"} and not vinoground._DEFERRED
+    assert {p.parent.name for p in cache.rglob("paired_videos/*/*.mp4")} == {"n5"}  # none at 16 or 32
+
+
 def test_simple_evaluate_instance_wins_over_its_model_args(monkeypatch):
     monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
 
