@@ -19,6 +19,8 @@ Assumptions (lmms-eval 0.7.3, ``lmms_eval/evaluator.py`` and ``evaluator_utils.p
   argument (``self.max_num_frames``, ``self.max_frames_num``, ...; :data:`FRAME_ARGS`).
 - ``__main__.cli_evaluate`` holds the entries of a ``--config`` file as ``args_list`` (one Namespace each,
   ``.config`` the file) and exports every entry's ``env:`` before the first entry runs.
+- ``Task.build_all_requests`` returns early on a ``--cache_requests`` hit, before it puts ``doc_to_visual``
+  back into the cached requests (its own FIXME): :func:`restore_cached_visuals` does that for our tasks.
 - The CLI is ``lmms-eval`` / ``python -m lmms_eval`` (``sys.argv[0]``), or our ``temporal-tasks`` wrapper.
 """
 
@@ -38,6 +40,7 @@ __all__ = [
     "evaluation_frames",
     "instance_frame_setting",
     "is_lmms_eval_command_line",
+    "restore_cached_visuals",
 ]
 
 EVALUATOR_MODULE = "lmms_eval.evaluator"
@@ -214,3 +217,35 @@ def config_entries_env() -> list[dict[str, str]] | None:
             {str(k): str(v) for k, v in ((e or {}).get("env") or {}).items()} for e in loaded if isinstance(e, dict)
         ]
     return None
+
+
+_PATCHED = "_temporal_tasks_restores_visuals"
+
+
+def restore_cached_visuals() -> None:
+    """Repair lmms-eval 0.7.3's ``--cache_requests`` hit for our tasks (idempotent).
+
+    The cache stores requests with their ``doc_to_visual`` callable replaced by None, and on a hit
+    ``Task.build_all_requests`` returns before restoring it, so every model that fetches visuals fails
+    with ``'NoneType' object is not callable``. After the call, our tasks' requests get it back.
+    """
+    from lmms_eval.api.task import Task
+
+    original = Task.build_all_requests
+    if getattr(original, _PATCHED, False):
+        return
+
+    def build_all_requests(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        visual = getattr(self, "doc_to_visual", None)  # the task's method, which calls the config's function
+        ours = getattr(getattr(self, "config", None), "doc_to_visual", None)
+        if visual is not None and str(getattr(ours, "__module__", "")).startswith("temporal_tasks"):
+            for inst in getattr(self, "_instances", None) or []:
+                arguments = tuple(inst.arguments)
+                if len(arguments) > 2 and arguments[2] is None:
+                    inst.arguments = (arguments[0], arguments[1], visual, *arguments[3:])
+        return out
+
+    build_all_requests.__wrapped__ = original  # type: ignore[attr-defined]
+    setattr(build_all_requests, _PATCHED, True)
+    Task.build_all_requests = build_all_requests
