@@ -50,7 +50,15 @@ def select_samples(paths: Iterable[str | Path], run: str | None = None) -> tuple
     runs = [r for r in find_runs(paths) if r.samples]
     if not runs:
         raise DataError(f"no *_samples_<task>.jsonl file under {[str(p) for p in paths]}; run lmms-eval --log_samples.")
-    chosen, note = choose_run(runs, run)
+    named = {str(Path(raw)) for raw in paths if Path(raw).is_file()}
+    holding = [r for r in runs if named & {str(f) for f in r.samples.values()}]
+    if run is None and len(holding) > 1:
+        raise DataError(
+            "the samples files given come from different runs ("
+            + ", ".join(r.name for r in holding)
+            + "); tasks from different runs are never combined: pass one run's files, or --run STAMP."
+        )
+    chosen, note = choose_run(holding if len(holding) == 1 and run is None else runs, run)
     return dict(chosen.samples), chosen, note
 
 

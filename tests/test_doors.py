@@ -250,6 +250,14 @@ def test_rescore_reads_one_run_and_names_it(fixture_root, monkeypatch, tmp_path,
     with pytest.raises(DataError, match="--run 2099: no run matches"):
         rescore([tmp_path / "out"], run="2099")
 
+    a_file, b_file = (
+        folder / "20261125_100000_samples_timeblind_iacc.jsonl",
+        folder / "20261125_110000_samples_timeblind_iacc.jsonl",
+    )
+    with pytest.raises(DataError, match="come from different runs"):
+        rescore([a_file, folder / "20261125_110000_samples_timeblind_iacc.jsonl"])
+    assert rescore([a_file])["config"]["model"] == "run_a"  # a file given by name: its run
+    assert rescore([b_file])["config"]["model"] == "run_b"
     assert cli.main(["rescore", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "20261125_110000: the newest complete run of 2" in out and "model: run_b" in out
