@@ -527,3 +527,16 @@ def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeyp
         assert done.metrics("vinoground_group")["group_score"] == 0.0
     else:  # pragma: no cover
         raise AssertionError(row)
+
+
+def test_summary_stops_on_a_samples_file_from_two_runs(fixture_root, monkeypatch, tmp_path):
+    from temporal_tasks.report import summary_table
+
+    right = _timeblind_lines(fixture_root, monkeypatch, None)
+    wrong = _timeblind_lines(fixture_root, monkeypatch, "")
+    folder = tmp_path / "model"
+    _write_run(folder, "20261125_100000", {"timeblind_iacc": right + wrong}, "m", 1_000)
+    results = folder / "20261125_100000_results.json"
+    results.write_text(json.dumps({"results": {"timeblind_iacc": {"instance_acc,none": 50.0, "alias": "x"}}}))
+    with pytest.raises(DataError, match="20261125_100000_samples_timeblind_iacc.jsonl: question '0' is answered twice"):
+        summary_table([tmp_path])
