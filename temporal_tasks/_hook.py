@@ -32,6 +32,9 @@ def _patch(module) -> None:
     from temporal_tasks.redaction import install_log_redaction
 
     install_log_redaction()
+    from temporal_tasks.compat import restore_cached_visuals
+
+    restore_cached_visuals()  # lmms-eval 0.7.3 loses doc_to_visual on a --cache_requests hit
     manager = getattr(module, "TaskManager", None)
     if manager is None or getattr(manager, _FLAG, False):
         return

@@ -121,7 +121,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_rescore(args: argparse.Namespace) -> int:
     from temporal_tasks.rescore import format_table, rescore, write_results
 
-    result = rescore(args.samples, args.parser)
+    result = rescore(args.samples, args.parser, run=args.run)
+    cfg = result["config"]
+    print(f"rescored {cfg.get('run_note') or 'run ' + cfg['run']} (model: {cfg.get('model') or 'not recorded'})")
     print(format_table(result))
     if args.output:
         print(f"wrote {write_results(result, args.output)}")
@@ -188,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("samples", nargs="+", help="*_samples_<task>.jsonl files or folders holding them")
     p.add_argument("--output", help="folder for rescored_results.json (lmms-eval's results format)")
     p.add_argument("--parser", choices=["robust", "official"], help="re-parse answers in this mode (default: as run)")
+    p.add_argument("--run", help="which run, when the folders hold several: its stamp (e.g. 20261125_101010) or file")
     p.set_defaults(func=_cmd_rescore)
 
     p = sub.add_parser("prebuild", help="build every Vinoground paired video into the cache now, on all cores")

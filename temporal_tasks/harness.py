@@ -112,6 +112,8 @@ def truncated_rate(items: list) -> float:
         value = percent(sum(unique.values()), len(unique))
     else:
         value = question_rate(items, "truncated", "truncated_rate")
+    from temporal_tasks.compat import aggregating_task
+
     task, max_new_tokens = aggregating_task()
     if value == value and value > TRUNCATED_WARN_PERCENT and task not in _truncation_warned:
         _truncation_warned.add(task)
@@ -129,30 +131,6 @@ def truncated_rate(items: list) -> float:
             "in this log."
         )
     return value
-
-
-def aggregating_task() -> tuple[str, int | None]:
-    """``(task name, max_new_tokens)`` of the lmms-eval task whose aggregation is running, for messages only.
-
-    lmms-eval calls each aggregation from ``TaskOutput.calculate_aggregate_metric`` (``self.task_name``,
-    ``self.task.config.generation_kwargs``); an aggregation gets only its payloads. Falls back to
-    ``("this task", None)`` when called from elsewhere (``rescore``, tests).
-    """
-    import sys
-
-    frame = sys._getframe(1)
-    for _ in range(8):
-        if frame is None:
-            break
-        owner = frame.f_locals.get("self")
-        name = getattr(owner, "task_name", None)
-        if isinstance(name, str) and hasattr(owner, "task"):
-            config = getattr(getattr(owner, "task", None), "config", None)
-            gen = getattr(config, "generation_kwargs", None) or {}
-            tokens = gen.get("max_new_tokens") if isinstance(gen, dict) else None
-            return name, tokens if isinstance(tokens, int) else None
-        frame = frame.f_back
-    return "this task", None
 
 
 def first_answer(results: Sequence[Any] | None) -> str:
@@ -173,12 +151,57 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
     return out
 
 
+def check_zero_shot() -> None:
+    """Stop with a clear error when the run asks for few-shot examples (``--num_fewshot`` above 0)."""
+    from temporal_tasks.run_context import run_context
+
+    shots = run_context().num_fewshot
+    if shots is not None and shots > 0:
+        stop(
+            DataError(
+                f"--num_fewshot {shots}: these temporal-reasoning tasks are zero-shot (each benchmark scores the "
+                "model on its own question, as the papers do, and has no few-shot split). Drop --num_fewshot or "
+                "pass --num_fewshot 0."
+            )
+        )
+
+
+def check_config_env() -> None:
+    """Stop when the entries of a multi-entry ``--config`` file set our ``TEMPORAL_TASKS_*`` variables differently.
+
+    lmms-eval exports every entry's ``env:`` before the first entry runs, so each entry would run with the
+    last value (e.g. an entry asking for ``TEMPORAL_TASKS_PARSER: official`` scored ``robust``).
+    """
+    from temporal_tasks.compat import config_entries_env
+
+    entries = config_entries_env()
+    if not entries:
+        return
+    ours = sorted({k for e in entries for k in e if k.startswith("TEMPORAL_TASKS_")})
+    differ = [k for k in ours if len({e.get(k) for e in entries}) > 1]
+    if differ:
+        values = "; ".join(f"{k}: " + ", ".join(f"entry {i + 1}={e.get(k, '(unset)')}" for i, e in enumerate(entries))
+                           for k in differ)  # fmt: skip
+        stop(
+            DataError(
+                f"--config: the entries set {', '.join(differ)} differently ({values}), but lmms-eval exports every "
+                "entry's env before the first run, so all entries would run with the last value. Put per-entry "
+                "settings in each entry's model_args (e.g. max_num_frames=8) or task names (e.g. "
+                "vinoground_group_official), or run one --config file per setting (README: lmms-eval flags)."
+            )
+        )
+
+
 def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
-    A data problem ends the process with its message and exit status 1 (see ``data.stop``).
+    A data problem ends the process with its message and exit status 1 (see ``data.stop``), and so
+    does ``--num_fewshot`` above 0 (these benchmarks are zero-shot; lmms-eval would crash later).
     """
     import datasets
+
+    check_zero_shot()
+    check_config_env()
 
     try:
         docs = load()

@@ -11,6 +11,8 @@ tests assert exact metric values through the real CLI.
 
 ``latency_ms=300`` makes it stand in for a GPU model when measuring a run: each request first gets
 its visuals (``doc_to_visual``, as a real model does; ``visuals=false`` skips that), then sleeps.
+``max_num_frames=8`` stands for a real model's frame setting: it is kept as the instance attribute
+``max_num_frames`` (as lmms-eval's Qwen models keep theirs), from which the tasks take N.
 ``order=length`` answers requests longest prompt first, as lmms-eval's Collator orders them for
 the simple Qwen/LLaVA models (``order=doc``, the default, keeps lmms-eval's order).
 """
@@ -80,9 +82,18 @@ class TemporalReplay(lmms):
         latency_ms: float = 0.0,
         visuals: bool | str | None = None,
         order: str = "doc",
+        max_num_frames: int | str | None = None,
         **kwargs,
     ) -> None:
         super().__init__()
+        # A real video model's frame setting, kept as the instance attribute Qwen models use, so tests can
+        # check how N is taken from a model instance (``evaluate(lm, ...)``); replay itself reads no frames.
+        self.max_num_frames: int | None = None
+        if max_num_frames not in (None, ""):
+            try:
+                self.max_num_frames = int(max_num_frames)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                stop(DataError(f"temporal_replay: max_num_frames={max_num_frames!r} is not a whole number."))
         if not responses:
             stop(DataError("temporal_replay: pass --model_args responses=FILE.jsonl (one JSON answer per line)."))
         try:

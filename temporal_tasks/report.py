@@ -12,6 +12,7 @@ import csv
 import json
 import math
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -368,16 +369,23 @@ def load_run(path: str | Path) -> Run:
     )
 
 
-def find_results(inputs: Iterable[str | Path]) -> list[Path]:
-    """Results files from paths; a folder contributes every ``*results.json`` below it."""
+def find_results(inputs: Iterable[str | Path], run: str | None = None, notes: list[str] | None = None) -> list[Path]:
+    """Results files from paths: a file is one run; a folder contributes one run per folder below it that
+    holds results (its newest complete run, see :func:`temporal_tasks.runs.runs_in_folders`), or the ``run``
+    (``--run``) one. The choices made are appended to ``notes``."""
+    from temporal_tasks.runs import runs_in_folders
+
     found: list[Path] = []
     for item in inputs:
         p = Path(item)
         if p.is_dir():
-            hits = sorted(x for x in p.rglob("*results.json") if x.is_file())
+            runs, chosen = runs_in_folders([p], run)
+            hits = [r.results for r in runs if r.results is not None]
             if not hits:
                 raise FileNotFoundError(f"no *results.json under {p}")
-            found.extend(hits)
+            found.extend(sorted(hits))
+            if notes is not None:
+                notes.extend(chosen)
         elif p.is_file():
             found.append(p)
         else:
@@ -907,14 +915,14 @@ def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
     samples = results_path.with_name(f"{stem}samples_{task}.jsonl")
     if not samples.is_file():
         return None
+    from temporal_tasks.runs import read_samples
     from temporal_tasks.scoring import complete_groups
 
     payloads = []
-    with samples.open(encoding="utf-8") as fh:
-        for line in fh:
-            payload = json.loads(line).get(metric) if line.strip() else None
-            if isinstance(payload, dict) and "group_id" in payload and "group_size" in payload:
-                payloads.append(payload)
+    for record in read_samples(samples):  # stops on a file holding answers from two runs
+        payload = record.get(metric)
+        if isinstance(payload, dict) and "group_id" in payload and "group_size" in payload:
+            payloads.append(payload)
     return complete_groups(payloads) if payloads else None
 
 
@@ -945,20 +953,23 @@ def summary_rows(runs: list[Run]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def summary_table(results: Iterable[str | Path]) -> str:
-    """``temporal-tasks summary``: one Markdown table, a row per task, from results files or folders."""
-    runs = [load_run(p) for p in find_results(results)]
+def summary_table(results: Iterable[str | Path], run: str | None = None) -> str:
+    """``temporal-tasks summary``: one Markdown table, a row per task, from results files or folders
+    (a folder: one run per model folder, its newest complete one or ``run``; the choice is named below)."""
+    notes: list[str] = []
+    runs = [load_run(p) for p in find_results(results, run, notes)]
     _disambiguate(runs)
     header, rows = summary_rows(runs)
     if not rows:
         raise ValueError("no task of the results has a headline metric to summarise")
     partial = [r.label for r in runs if r.partial]
     note = [f"(partial runs, --limit: {', '.join(partial)})"] if partial else []
+    note += [f"({n})" for n in notes]
     return "\n".join(_md_table(header, rows) + note)
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    print(summary_table(args.results))
+    print(summary_table(args.results, getattr(args, "run", None)))
     return 0
 
 
@@ -966,16 +977,20 @@ def add_summary_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``summary`` subcommand (sets ``func``)."""
     p = subparsers.add_parser("summary", help="one compact table of the headline metrics of lmms-eval results JSONs")
     p.add_argument("results", nargs="+", help="lmms-eval *_results.json files, or folders holding them")
+    p.add_argument("--run", help="which run, when a folder holds several: its stamp (e.g. 20261125_101010) or file")
     p.set_defaults(func=_cmd_summary)
     return p
 
 
-def main_report(results: list[str], out: str, references: bool | str = True) -> list[Path]:
+def main_report(
+    results: list[str], out: str, references: bool | str = True, run: str | None = None, notes: list[str] | None = None
+) -> list[Path]:
     """``temporal-tasks report``: load results files (or folders of them) and write the report into ``out``.
 
     ``references``: True for the packaged paper numbers, False for none, or a path to another reference JSON.
+    A folder gives one run per model folder (its newest complete one, or ``run``); ``notes`` gets the choices.
     """
-    runs = [load_run(p) for p in find_results(results)]
+    runs = [load_run(p) for p in find_results(results, run, notes)]
     if not runs:
         raise ValueError("no results files given")
     refs = [] if references is False else load_references(None if references is True else references)
@@ -984,8 +999,11 @@ def main_report(results: list[str], out: str, references: bool | str = True) -> 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     refs: bool | str = False if args.no_references else (args.references or True)
-    for path in main_report(args.results, args.out, refs):
+    notes: list[str] = []
+    for path in main_report(args.results, args.out, refs, getattr(args, "run", None), notes):
         print(path)
+    for note in notes:
+        print(f"temporal-tasks: {note}", file=sys.stderr)
     return 0
 
 
@@ -998,5 +1016,6 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", default="report", help="output folder (default: ./report)")
     p.add_argument("--references", help="reference-numbers JSON to use instead of the packaged one")
     p.add_argument("--no-references", action="store_true", help="leave out the papers' numbers")
+    p.add_argument("--run", help="which run, when a folder holds several: its stamp (e.g. 20261125_101010) or file")
     p.set_defaults(func=_cmd_report)
     return p

@@ -12,15 +12,14 @@ import importlib
 import json
 import math
 import os
-import re
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
 from temporal_tasks.data import DataError
 from temporal_tasks.registry import task_config
-
-SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
+from temporal_tasks.runs import Run, choose_run, find_runs
+from temporal_tasks.runs import read_samples as _read_samples
 
 
 def _resolve(ref: object) -> Callable:
@@ -38,38 +37,40 @@ def task_metrics(task: str) -> list[tuple[str, Callable, bool]]:
     ]
 
 
-def find_sample_files(paths: Iterable[str | Path]) -> dict[str, Path]:
-    """Map task -> samples file from files or folders (the newest file per task wins)."""
-    found: dict[str, Path] = {}
+def select_samples(paths: Iterable[str | Path], run: str | None = None) -> tuple[dict[str, Path], Run, str]:
+    """The samples files (task -> file) of ONE run among ``paths``, the run, and a note naming the choice.
+
+    Files and folders are grouped into runs (:mod:`temporal_tasks.runs`); several runs mean the newest
+    complete one, or ``run`` (``--run``). Tasks from different runs are never combined.
+    """
+    paths = list(paths)
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            candidates = sorted(path.rglob("*_samples_*.jsonl"))
-        elif path.is_file():
-            candidates = [path]
-        else:
-            raise DataError(f"{path}: no such file or folder (pass lmms-eval's *_samples_<task>.jsonl files).")
-        for file in candidates:
-            m = SAMPLES_NAME.search(file.name)
-            if not m:
-                raise DataError(f"{file}: not an lmms-eval samples file (expected <time>_samples_<task>.jsonl).")
-            found[m.group("task")] = file
-    if not found:
+        if not Path(raw).exists():
+            raise DataError(f"{raw}: no such file or folder (pass lmms-eval's *_samples_<task>.jsonl files).")
+    runs = [r for r in find_runs(paths) if r.samples]
+    if not runs:
         raise DataError(f"no *_samples_<task>.jsonl file under {[str(p) for p in paths]}; run lmms-eval --log_samples.")
-    return found
+    named = {str(Path(raw)) for raw in paths if Path(raw).is_file()}
+    holding = [r for r in runs if named & {str(f) for f in r.samples.values()}]
+    if run is None and len(holding) > 1:
+        raise DataError(
+            "the samples files given come from different runs ("
+            + ", ".join(r.name for r in holding)
+            + "); tasks from different runs are never combined: pass one run's files, or --run STAMP."
+        )
+    chosen, note = choose_run(holding if len(holding) == 1 and run is None else runs, run)
+    return dict(chosen.samples), chosen, note
+
+
+def find_sample_files(paths: Iterable[str | Path], run: str | None = None) -> dict[str, Path]:
+    """Map task -> samples file of one run among files or folders (see :func:`select_samples`)."""
+    return select_samples(paths, run)[0]
 
 
 def read_samples(path: Path) -> list[dict]:
-    """The sample lines of one file (a broken line stops with its number)."""
-    lines = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    lines.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg}).") from None
-    return lines
+    """The sample lines of one file (:func:`temporal_tasks.runs.read_samples`: a broken line, or answers from
+    two runs in one file, stop with the file named)."""
+    return _read_samples(path)
 
 
 def reparse(payload: dict, mode: str | None) -> dict:
@@ -133,13 +134,33 @@ def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[
     return out
 
 
-def rescore(paths: Iterable[str | Path], mode: str | None = None) -> dict:
-    """Rescore every samples file; returns a dict in lmms-eval's results format."""
-    files = find_sample_files(paths)
+def _run_config(run: Run) -> dict:
+    # The model of the run, from the results file written with the samples (when there is one).
+    if run.results is None:
+        return {}
+    try:
+        cfg = json.loads(run.results.read_text(encoding="utf-8")).get("config") or {}
+    except (OSError, json.JSONDecodeError, AttributeError):
+        return {}
+    return {k: cfg[k] for k in ("model", "model_args", "limit") if k in cfg}
+
+
+def rescore(paths: Iterable[str | Path], mode: str | None = None, run: str | None = None) -> dict:
+    """Rescore the samples files of one run (``run``: ``--run``); returns a dict in lmms-eval's results format.
+
+    ``config`` names the run (``run``, ``run_note`` when a choice was made) and its model.
+    """
+    files, chosen, note = select_samples(paths, run)
     results, hib, nsamples = {}, {}, {}
     for task, file in sorted(files.items()):
         lines = read_samples(file)
         values = rescore_task(task, lines, mode)
+        if lines and not values:
+            raise DataError(
+                f"{file}: no answer payload of ours in its {len(lines)} lines (a --predict_only run logs the raw "
+                "answers only), so there is nothing to rescore. Rerun without --predict_only, or rescore the "
+                "samples of a scored run."
+            )
         results[task] = {"alias": task, **{f"{k},none": v for k, v in values.items()}}
         hib[task] = {k: h for k, _f, h in task_metrics(task) if k in values}
         nsamples[task] = {"original": len(lines), "effective": len(lines)}
@@ -147,7 +168,13 @@ def rescore(paths: Iterable[str | Path], mode: str | None = None) -> dict:
         "results": results,
         "higher_is_better": hib,
         "n-samples": nsamples,
-        "config": {"rescored_from": {t: str(f) for t, f in files.items()}, "parser": mode or "as recorded"},
+        "config": {
+            **_run_config(chosen),
+            "run": chosen.name,
+            **({"run_note": note} if note else {}),
+            "rescored_from": {t: str(f) for t, f in files.items()},
+            "parser": mode or "as recorded",
+        },
     }
 
 

@@ -1,11 +1,13 @@
-"""What we can learn about the lmms-eval run we are part of: model args, --limit/--offset, rank.
+"""What we can learn about the lmms-eval run we are part of: the model, --limit/--offset, rank.
 
 ``process_docs`` runs inside ``lmms_eval.evaluator.simple_evaluate`` after the model is built, on
-every rank. The run's settings are read, in this order, from ``simple_evaluate``'s own arguments
-(found on the call stack: covers the CLI, ``--config`` files and the Python API) and from the
-command line the process was started with (``--model_args a=b,c=d`` or ``--model_args=...``).
-The rank and world size come from ``torch.distributed`` when it is initialised, else from the
-launcher's ``RANK``/``WORLD_SIZE`` variables.
+every rank (the CLI, ``--config`` files, ``simple_evaluate(model=...)``); a task's requests run inside
+``evaluate`` (also when a script calls ``evaluate(lm, task_dict)`` itself). The run's settings are read
+from those frames on the call stack (:mod:`temporal_tasks.compat` holds every such reach): the model
+instance's own frame attribute first, then ``simple_evaluate``'s ``model_args``. Only when no such frame
+exists *and* the process is the lmms-eval CLI is the command line read (``--model_args a=b,c=d``);
+a script's own ``sys.argv`` is never taken for the run's. The rank and world size come from
+``torch.distributed`` when it is initialised, else from the launcher's ``RANK``/``WORLD_SIZE`` variables.
 """
 
 from __future__ import annotations
@@ -15,19 +17,24 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["FRAME_ARGS", "RunContext", "model_frame_setting", "rank_share", "run_context"]
+from temporal_tasks.compat import FRAME_ARGS, evaluation_frames, instance_frame_setting, is_lmms_eval_command_line
 
-# Frame-count arguments of lmms-eval 0.7.3's video models (``__init__`` parameters found in
-# lmms_eval/models): max_num_frames (qwen2_vl, qwen2_5_vl, qwen3_vl, gemma3, huggingface, ...),
-# max_frames_num (llava_onevision, llava_hf, openai, gemini, claude, ...), num_frames (internvl_hf,
-# llama_vid, ...), nframes (vllm, sglang, async_openai), max_frames (qwen3_5, vita, async_openai),
-# max_frame_num (vllm, sglang, longvila), num_frame (internvl2/3), video_max_frames (cambrians),
-# num_frm (video_chatgpt), num_video_frames (omnivinci), decode_num_frames (dummy). frames_upbound
-# (LLaVA-Video's name) is not in 0.7.3's models but is accepted too. Earlier names win.
-FRAME_ARGS = (
-    "max_num_frames", "max_frames_num", "num_frames", "nframes", "frames_upbound", "max_frames", "max_frame_num",
-    "num_frame", "video_max_frames", "num_frm", "num_video_frames", "decode_num_frames",
-)  # fmt: skip
+__all__ = ["FRAME_ARGS", "FrameSetting", "RunContext", "model_frame_setting", "rank_share", "run_context"]
+
+
+class FrameSetting(tuple):
+    """``(name, N)`` of the model's frame setting, with ``origin``: where it was read."""
+
+    origin: str
+
+    def __new__(cls, name: str, value: int, origin: str = "--model_args") -> FrameSetting:
+        self = super().__new__(cls, (name, value))
+        self.origin = origin
+        return self
+
+    def describe(self) -> str:
+        """E.g. ``"model instance attribute max_num_frames=8"`` or ``"--model_args max_num_frames=8"``."""
+        return f"{self.origin} {self[0]}={self[1]}"
 
 
 @dataclass
@@ -39,6 +46,9 @@ class RunContext:
     offset: int = 0
     rank: int = 0
     world_size: int = 1
+    num_fewshot: int | None = None  # --num_fewshot of the run, when given
+    model_frames: tuple[str, int] | None = None  # the model instance's own frame attribute, when found
+    where: str = "none"  # "simple_evaluate", "evaluate", "command line" or "none"
 
 
 def parse_model_args(raw: object) -> dict[str, str]:
@@ -69,15 +79,6 @@ def _number(raw: object) -> float | None:
         return None
 
 
-def _evaluate_frame() -> dict | None:
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_name == "simple_evaluate" and "model_args" in frame.f_locals:
-            return frame.f_locals
-        frame = frame.f_back
-    return None
-
-
 def _rank_and_world() -> tuple[int, int]:
     try:
         import torch.distributed as dist
@@ -93,29 +94,46 @@ def _rank_and_world() -> tuple[int, int]:
 
 
 def run_context(argv: list[str] | None = None) -> RunContext:
-    """The settings of the lmms-eval run this code is called from (defaults when there is none)."""
+    """The settings of the lmms-eval run this code is called from (defaults when there is none).
+
+    ``argv`` (default ``sys.argv``) is read only when no evaluation frame is on the stack and it is an
+    lmms-eval command line (:func:`temporal_tasks.compat.is_lmms_eval_command_line`).
+    """
     ctx = RunContext()
     ctx.rank, ctx.world_size = _rank_and_world()
-    found = _evaluate_frame()
+    found = evaluation_frames()
     if found is not None:
-        ctx.model_args = parse_model_args(found.get("model_args"))
-        ctx.limit = _number(found.get("limit"))
-        ctx.offset = int(_number(found.get("offset")) or 0)
+        ctx.where = found.where
+        ctx.model_frames = instance_frame_setting(found.model)
+        ctx.model_args = parse_model_args(found.model_args)
+        ctx.limit = _number(found.limit)
+        ctx.offset = int(_number(found.offset) or 0)
+        shots = _number(found.num_fewshot)
+        ctx.num_fewshot = None if shots is None else int(shots)
         return ctx
     argv = sys.argv if argv is None else argv
+    if not is_lmms_eval_command_line(argv):
+        return ctx
+    ctx.where = "command line"
     ctx.model_args = parse_model_args(_argv_value(argv, "--model_args"))
     ctx.limit = _number(_argv_value(argv, "--limit"))
     ctx.offset = int(_number(_argv_value(argv, "--offset")) or 0)
+    shots = _number(_argv_value(argv, "--num_fewshot"))
+    ctx.num_fewshot = None if shots is None else int(shots)
     return ctx
 
 
-def model_frame_setting(ctx: RunContext | None = None) -> tuple[str, int] | None:
-    """``(name, N)`` of the first frame-count model arg with a positive integer value, or None."""
-    args = (ctx or run_context()).model_args
+def model_frame_setting(ctx: RunContext | None = None) -> FrameSetting | None:
+    """The model's frame count: the instance's own attribute, else the first frame-count model arg with a
+    positive integer value; None when neither is found."""
+    ctx = ctx or run_context()
+    if ctx.model_frames is not None:
+        return FrameSetting(*ctx.model_frames, origin="model instance attribute")
+    args = ctx.model_args
     for name in FRAME_ARGS:
         value = _number(args.get(name))
         if value is not None and value > 0 and value.is_integer():
-            return name, int(value)
+            return FrameSetting(name, int(value))
     return None
 
 
@@ -123,7 +141,9 @@ def rank_share(items: list, ctx: RunContext | None = None) -> list:
     """The items this rank will be asked for: lmms-eval's ``islice(docs, rank + offset, offset + limit, world)``."""
     ctx = ctx or run_context()
     limit = ctx.limit
-    if not limit or limit < 0:  # None, 0 and -1 all mean every doc in lmms-eval
+    if limit == 0:  # lmms-eval builds `instances[:0]`: no request at all
+        return []
+    if not limit or limit < 0:  # None and -1 mean every doc in lmms-eval
         count = None
     elif 0 < limit < 1:
         count = math.ceil(len(items) * limit)  # lmms-eval's get_sample_size

@@ -244,9 +244,18 @@ def blind_visual(doc: dict) -> list:  # noqa: ARG001 - the doc is the main task'
 
 def _visual_file(doc: dict, variant: str) -> Path:
     """The file behind ``doc``'s visual: from this rank's background builds when its task planned them."""
-    n = int(doc.get("shortcut_frames") or 0) or num_frames()
-    spec = shortcut_build(doc, variant, n)
+    from temporal_tasks.video import request_num_frames
+
     task = doc.get("shortcut_task")
+    n = request_num_frames(
+        task or "shortcuts", int(doc.get("shortcut_frames") or 0) or num_frames(), "shortcut visuals"
+    )
+    deferred = _DEFERRED.pop(task, None) if task else None
+    if deferred is not None:
+        for d in deferred:
+            d["shortcut_frames"] = n
+        start_background_builds(deferred, variant)
+    spec = shortcut_build(doc, variant, n)
     if task:
         return _BUILDS.get_build((task, doc["question_id"]), spec)[0]  # waits only for this file
     return cached_file(spec)[0]
@@ -299,16 +308,23 @@ _MAIN_DOCS: dict[str, Callable[[], list[dict]]] = {
     "vinoground_group": lambda: import_module("temporal_tasks.vinoground").load_docs(variant="group"),
 }
 _BUILDS = BackgroundBuilds("shortcuts", kind="shortcut file")
+_DEFERRED: dict[str, list[dict]] = {}  # task -> docs whose builds wait for the first request (evaluate() path)
 
 
 def load_variant_docs(main: str, variant: str) -> list[dict]:
     """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds."""
+    from temporal_tasks.video import frames_known_now
+
     task = f"{main}_{variant}"
     docs = _MAIN_DOCS[main]()
-    n = num_frames(task, log=True)
+    known = frames_known_now()
+    n = num_frames(task, log=known)
     for doc in docs:
         doc["shortcut_task"], doc["shortcut_frames"] = task, n
-    start_background_builds(docs, variant)
+    if known:
+        start_background_builds(docs, variant)
+    else:  # tasks built before `evaluate(lm, task_dict)`: N is known at the first request
+        _DEFERRED[task] = docs
     return docs
 
 

@@ -177,11 +177,40 @@ def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
         rows = _rows_in(current, items)
         if rows is not None:
             return current.table.subset(rows, items)
+    check_scored_selected(label)  # once per pass: before the first number of a task is computed
     kept = list(items)
     table = PayloadTable.build(kept, label)
     with _pass_lock:
         _current[:] = [_Pass(kept, table)]
     return table
+
+
+def check_scored_selected(label: str = "") -> None:
+    """Inside an lmms-eval aggregation: stop unless the answers cover every question the run selected.
+
+    lmms-eval's ``--cache_requests true`` keys its request cache by task name, shot count, rank and world
+    size only, so a cache written for a smaller data folder replays a stale subset of requests: the
+    scores would be over that subset while ``n-samples`` names the whole set. Outside an aggregation
+    (``rescore``, tests) this does nothing (see :func:`temporal_tasks.compat.aggregation_selection`).
+    """
+    from temporal_tasks.compat import aggregation_selection
+
+    found = aggregation_selection()
+    if found is None:
+        return
+    task, selected, answered = found
+    if answered and answered < selected:
+        from temporal_tasks.data import DataError, stop
+
+        stop(
+            DataError(
+                f"{task or label}: the run selected {selected} questions (the data after --limit/--offset, all "
+                f"ranks) but only {answered} were answered. The likely cause is a stale lmms-eval request cache: "
+                "--cache_requests true reuses the requests built by an earlier run of this task (the cache is keyed "
+                "by task name, shots, rank and world size only, not by the data). Rerun with --cache_requests "
+                "refresh (or without --cache_requests). No score is reported over a silent subset."
+            )
+        )
 
 
 def _rows_in(current: _Pass, items: Sequence[Payload]) -> np.ndarray | None:

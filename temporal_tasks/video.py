@@ -27,6 +27,7 @@ import atexit
 import hashlib
 import os
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -50,6 +51,9 @@ __all__ = [
     "FileBuild",
     "cached_file",
     "num_frames_in_force",
+    "num_frames_setting",
+    "frames_known_now",
+    "request_num_frames",
     "paired_build",
     "resolve_num_frames",
     "paired_cache_path",
@@ -87,12 +91,19 @@ def num_frames_from_env(default: int | None = DEFAULT_NUM_FRAMES) -> int | None:
     return _check_num_frames(n, f"{ENV_NUM_FRAMES}={n}")
 
 
-def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]:
-    """The N in force and where it comes from: the env var, else the model's frame argument, else 32.
+DEFAULT_SOURCE = (
+    f"default {DEFAULT_NUM_FRAMES} (no frame setting found; set {ENV_NUM_FRAMES} or the model's frame argument)"
+)
 
-    ``model_setting`` is ``(argument name, value)`` from the run's ``--model_args`` (see
-    :func:`temporal_tasks.run_context.model_frame_setting`). When both are set and differ, the env var
-    wins and a warning names both values once.
+
+def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]:
+    """The N in force and where it comes from: the env var, else the model's frame setting, else 32.
+
+    ``model_setting`` is ``(name, value)`` from :func:`temporal_tasks.run_context.model_frame_setting`
+    (the model instance's attribute or ``--model_args``; a plain tuple counts as ``--model_args``). The
+    source is ``"TEMPORAL_TASKS_NUM_FRAMES"``, ``"model instance attribute max_num_frames=8"``,
+    ``"--model_args max_num_frames=8"`` or :data:`DEFAULT_SOURCE`. When the env var and the model differ,
+    the env var wins and a warning names both values once.
     """
     from temporal_tasks.log import warn_once
 
@@ -108,27 +119,70 @@ def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]
         return env, ENV_NUM_FRAMES
     if model_setting is not None:
         name, value = model_setting
-        return _check_num_frames(value, f"--model_args {name}={value}"), f"--model_args {name}={value}"
-    return DEFAULT_NUM_FRAMES, f"default; set {ENV_NUM_FRAMES} or the model's frame argument to change it"
+        describe = getattr(model_setting, "describe", None)
+        where = describe() if describe is not None else f"--model_args {name}={value}"
+        return _check_num_frames(value, where), where
+    return DEFAULT_NUM_FRAMES, DEFAULT_SOURCE
+
+
+_announced: set[str] = set()
+
+
+def announce(message: str) -> None:
+    """Print ``message`` to stderr once per process: lmms-eval sets its models' loggers to WARNING, so an
+    INFO line is invisible in a plain script calling ``evaluate()``; the N in force must not be."""
+    from temporal_tasks.log import logger
+
+    logger.debug(message)
+    if message in _announced:
+        return
+    _announced.add(message)
+    print(f"temporal-tasks: {message}", file=sys.stderr, flush=True)
+
+
+def num_frames_setting() -> tuple[int, str]:
+    """``(N, source)``: the N built videos have in this run, and where it came from (see
+    :func:`resolve_num_frames`); for the results' provenance record. A ``ValueError`` on a bad value."""
+    from temporal_tasks.run_context import model_frame_setting
+
+    return resolve_num_frames(model_frame_setting())
 
 
 def num_frames_in_force(label: str, log: bool = False, what: str = "paired videos") -> int:
-    """N for this run (:func:`resolve_num_frames` on the run's ``--model_args``); a ``DataError`` on a bad value.
+    """N for this run (:func:`num_frames_setting`); a ``DataError`` on a bad value.
 
     The one frame rule of every built video (Vinoground's paired videos, the shortcut variants' files).
-    ``log=True`` logs the N in force and where it comes from as ``"<label>: <what> have N=... frames"``.
+    ``log=True`` announces the N in force and where it comes from, once per process, on stderr, as
+    ``"<label>: <what> have N=... frames (<source>)"``.
     """
     from temporal_tasks.data import DataError
-    from temporal_tasks.log import logger
-    from temporal_tasks.run_context import model_frame_setting
 
     try:
-        n, source = resolve_num_frames(model_frame_setting())
+        n, source = num_frames_setting()
     except ValueError as exc:
         raise DataError(str(exc)) from None
     if log:
-        logger.info(f"{label}: {what} have N={n} frames ({source})")
+        announce(f"{label}: {what} have N={n} frames ({source})")
     return n
+
+
+def frames_known_now() -> bool:
+    """Whether the run's N can be known here: ``TEMPORAL_TASKS_NUM_FRAMES`` is set or an lmms-eval run is on
+    the stack (the CLI, ``simple_evaluate``). False while a script builds tasks before ``evaluate(lm, ...)``:
+    the model is not known yet, so builds wait for the first request (:func:`request_num_frames`)."""
+    from temporal_tasks.run_context import run_context
+
+    return bool(os.environ.get(ENV_NUM_FRAMES, "").strip()) or run_context().where != "none"
+
+
+def request_num_frames(label: str, planned: int, what: str = "paired videos") -> int:
+    """N for a request being served: the N in force when an evaluation is on the stack (the model that asks
+    is known there, also for ``evaluate(lm, task_dict)``), else ``planned`` (the docs' N)."""
+    from temporal_tasks.run_context import run_context
+
+    if run_context().where in ("none", "command line"):
+        return planned
+    return num_frames_in_force(label, log=True, what=what)
 
 
 def paired_layout(num_frames: int) -> tuple[int, int]:

@@ -38,7 +38,13 @@ from temporal_tasks.harness import docs_dataset, first_answer, make_payload, res
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import Metric, aggregators, question_rate
-from temporal_tasks.video import BackgroundBuilds, build_workers, num_frames_in_force
+from temporal_tasks.video import (
+    BackgroundBuilds,
+    build_workers,
+    frames_known_now,
+    num_frames_in_force,
+    request_num_frames,
+)
 
 NAME = "vinoground"
 PARSER = "first_char_ab"  # official get_score_all.py: first character of the answer, any case
@@ -251,8 +257,10 @@ def _num_frames(log: bool = False) -> int:
     return num_frames_in_force(NAME, log=log)
 
 
-def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list[dict]:
-    """Read and validate Vinoground into our doc schema for one task ``variant`` (see :data:`VARIANTS`)."""
+def load_docs(data: BenchmarkData | None = None, variant: str = "group", log_frames: bool = True) -> list[dict]:
+    """Read and validate Vinoground into our doc schema for one task ``variant`` (see :data:`VARIANTS`).
+
+    ``log_frames`` announces the N of the paired videos (on stderr, once per process)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown Vinoground variant {variant!r}; known: {sorted(VARIANTS)}")
     kinds, _scores = VARIANTS[variant]
@@ -279,7 +287,7 @@ def load_docs(data: BenchmarkData | None = None, variant: str = "group") -> list
     if "text" in questions and "video" in questions:
         _check_captions(questions["text"], questions["video"], pairs, str(data.root))
 
-    num_frames = _num_frames(log=True) if variant in ("group", "video") else 0
+    num_frames = _num_frames(log=log_frames) if variant in ("group", "video") else 0
     roles = [f"{side}_{kind}" for kind in kinds for side in SIDES]
     docs, needed = [], []
     for i in sorted(pairs):
@@ -334,17 +342,18 @@ def _request_key(doc: dict) -> tuple[str, str]:
     return doc["variant"], doc["question_id"]
 
 
-def start_background_builds(docs: list[dict]) -> int:
+def start_background_builds(docs: list[dict], num_frames: int | None = None) -> int:
     """Start building this rank's missing paired videos in the background, in request order.
 
     The rank's share follows lmms-eval's sharding (rank, world size, ``--limit``/``--offset`` of the
-    run, see :mod:`temporal_tasks.run_context`). Returns the number of distinct paired videos planned.
+    run, see :mod:`temporal_tasks.run_context`); none with ``--limit 0``. ``num_frames`` overrides the
+    docs' N. Returns the number of distinct paired videos planned.
     """
     from temporal_tasks.run_context import rank_share
 
     share = rank_share(docs)
     _PROGRESS.expect(sum(d["paired"] for d in share))
-    n = next((int(d["num_frames"]) for d in share if d["paired"]), 0)
+    n = next((int(num_frames or d["num_frames"]) for d in share if d["paired"]), 0)
     if not n:
         return 0
     requests = [(_request_key(d), d["prompt"], tuple(d["videos"]) if d["paired"] else None) for d in share]
@@ -358,8 +367,13 @@ def start_background_builds(docs: list[dict]) -> int:
 
 def _process_docs(variant: str) -> Callable:
     def load() -> list[dict]:
-        docs = load_docs(variant=variant)
-        start_background_builds(docs)
+        known = frames_known_now()
+        docs = load_docs(variant=variant, log_frames=known)
+        if known:
+            start_background_builds(docs)
+        elif any(d["paired"] for d in docs):
+            # Tasks built before `evaluate(lm, task_dict)`: the model, hence N, is known at the first request.
+            _DEFERRED[variant] = docs
         return docs
 
     def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
@@ -413,6 +427,7 @@ class _BuildProgress:
 
 _PROGRESS = _BuildProgress()
 _BUILDS = BackgroundBuilds("vinoground")
+_DEFERRED: dict[str, list[dict]] = {}  # variant -> docs whose builds wait for the first request (evaluate() path)
 
 
 def doc_to_visual(doc: dict) -> list[str]:
@@ -423,7 +438,11 @@ def doc_to_visual(doc: dict) -> list[str]:
     """
     if doc.get("paired"):
         first, second = doc["videos"]
-        path, waited = _BUILDS.get(_request_key(doc), first, second, int(doc["num_frames"]))
+        n = request_num_frames(NAME, int(doc["num_frames"]))
+        deferred = _DEFERRED.pop(doc.get("variant", ""), None)
+        if deferred is not None:
+            start_background_builds(deferred, n)
+        path, waited = _BUILDS.get(_request_key(doc), first, second, n)
         _PROGRESS.tick(waited)
         return [str(path)]
     if "variant" in doc and "question_id" in doc:

@@ -1,0 +1,274 @@
+"""Every reach into lmms-eval 0.7.3's internals, fenced in one module.
+
+lmms-eval gives a task no handle on the run it is part of: not the model, not ``--limit``/``--offset``,
+not the number of questions selected. We read them from the frames of lmms-eval's own functions on
+the call stack. Each such reach lives here, and ``tests/test_compat.py`` checks each assumption
+against the installed lmms-eval, so an lmms-eval upgrade that breaks one fails there, by name, and
+not as a silently wrong N or an unchecked subset.
+
+Assumptions (lmms-eval 0.7.3, ``lmms_eval/evaluator.py`` and ``evaluator_utils.py``):
+
+- ``simple_evaluate(model, model_args, ..., limit, offset)`` builds the model instance into its local
+  ``lm`` (or takes ``model`` when it is an instance) *before* it builds the tasks (``process_docs``).
+- ``evaluate(lm, task_dict, limit, offset, ...)`` holds the instance as ``lm``; it replaces ``limit``
+  by ``get_sample_size(task, limit)`` (an int count or None) before it builds each task's requests.
+- The aggregations run inside ``TaskOutput.calculate_aggregate_metric(self, ...)``, whose ``self.task``
+  is the task (``eval_docs``: the processed dataset) and ``self.sample_metrics`` the gathered payloads
+  of all ranks, inside ``evaluate``.
+- The video models keep their frame count as an instance attribute named like their ``__init__``
+  argument (``self.max_num_frames``, ``self.max_frames_num``, ...; :data:`FRAME_ARGS`).
+- ``__main__.cli_evaluate`` holds the entries of a ``--config`` file as ``args_list`` (one Namespace each,
+  ``.config`` the file) and exports every entry's ``env:`` before the first entry runs.
+- ``Task.build_all_requests`` returns early on a ``--cache_requests`` hit, before it puts ``doc_to_visual``
+  back into the cached requests (its own FIXME): :func:`restore_cached_visuals` does that for our tasks.
+- The CLI is ``lmms-eval`` / ``python -m lmms_eval`` (``sys.argv[0]``), or our ``temporal-tasks`` wrapper.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+__all__ = [
+    "FRAME_ARGS",
+    "EvaluationFrames",
+    "aggregating_task",
+    "aggregation_selection",
+    "config_entries_env",
+    "evaluation_frames",
+    "instance_frame_setting",
+    "is_lmms_eval_command_line",
+    "restore_cached_visuals",
+]
+
+EVALUATOR_MODULE = "lmms_eval.evaluator"
+
+# Frame-count arguments of lmms-eval 0.7.3's video models (``__init__`` parameters found in
+# lmms_eval/models): max_num_frames (qwen2_vl, qwen2_5_vl, qwen3_vl, gemma3, huggingface, ...),
+# max_frames_num (llava_onevision, llava_hf, openai, gemini, claude, ...), num_frames (internvl_hf,
+# llama_vid, ...), nframes (vllm, sglang, async_openai), max_frames (qwen3_5, vita, async_openai),
+# max_frame_num (vllm, sglang, longvila), num_frame (internvl2/3), video_max_frames (cambrians),
+# num_frm (video_chatgpt), num_video_frames (omnivinci), decode_num_frames (dummy). frames_upbound
+# (LLaVA-Video's name) is not in 0.7.3's models but is accepted too. Earlier names win.
+# The models store the value under the same name, as ``self.<name>`` or ``self._<name>``.
+FRAME_ARGS = (
+    "max_num_frames", "max_frames_num", "num_frames", "nframes", "frames_upbound", "max_frames", "max_frame_num",
+    "num_frame", "video_max_frames", "num_frm", "num_video_frames", "decode_num_frames",
+)  # fmt: skip
+
+
+@dataclass
+class EvaluationFrames:
+    """What the stack says about the lmms-eval evaluation this code runs in (None: not found)."""
+
+    model: Any = None  # the model instance (``lm``)
+    model_args: Any = None  # simple_evaluate's ``model_args`` (a string or a dict)
+    limit: Any = None
+    offset: Any = 0
+    num_fewshot: Any = None  # simple_evaluate's ``num_fewshot`` (--num_fewshot)
+    where: str = ""  # "simple_evaluate" or "evaluate": the innermost of them found
+
+
+def _frames(start: FrameType | None):
+    frame = start
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+def _is_simple_evaluate(frame: FrameType) -> bool:
+    # Matched by name and its `model_args` argument (not by module) so a wrapper or test stand-in works too.
+    return frame.f_code.co_name == "simple_evaluate" and "model_args" in frame.f_locals
+
+
+def _is_evaluate(frame: FrameType) -> bool:
+    return (
+        frame.f_code.co_name == "evaluate"
+        and frame.f_globals.get("__name__") == EVALUATOR_MODULE
+        and "lm" in frame.f_locals
+        and "task_dict" in frame.f_locals
+    )
+
+
+def evaluation_frames() -> EvaluationFrames | None:
+    """The model instance, ``model_args``, ``limit`` and ``offset`` of the lmms-eval evaluation on this
+    thread's stack (``simple_evaluate`` and/or ``evaluate``), or None when there is none.
+
+    The innermost ``evaluate`` knows the model (it is the one running); ``simple_evaluate`` adds the
+    ``model_args`` string. ``limit``/``offset`` come from the innermost of the two.
+    """
+    found = EvaluationFrames()
+    seen = False
+    for frame in _frames(sys._getframe(1)):
+        if _is_evaluate(frame) or _is_simple_evaluate(frame):
+            loc = frame.f_locals
+            if not seen:
+                found.where, found.limit, found.offset = frame.f_code.co_name, loc.get("limit"), loc.get("offset", 0)
+                seen = True
+            if found.model is None:
+                lm = loc.get("lm")
+                if lm is None and not isinstance(loc.get("model"), str | type(None)):
+                    lm = loc.get("model")  # simple_evaluate(model=<instance>) before `lm = model`
+                found.model = lm
+            if found.model_args is None and "model_args" in loc:
+                found.model_args = loc.get("model_args")
+                found.num_fewshot = loc.get("num_fewshot")
+    return found if seen else None
+
+
+def instance_frame_setting(model: Any) -> tuple[str, int] | None:
+    """``(attribute, N)``: the model instance's own frame count, or None when it keeps none we know."""
+    if model is None:
+        return None
+    for name in FRAME_ARGS:
+        for attr in (name, f"_{name}"):
+            try:
+                value = getattr(model, attr, None)
+            except Exception:  # noqa: BLE001 - a property of a half-built model may raise; not a frame count then
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            if value > 0 and float(value).is_integer():
+                return attr, int(value)
+    return None
+
+
+def is_lmms_eval_command_line(argv: list[str] | None = None) -> bool:
+    """Whether this process is the lmms-eval CLI (or our wrapper): only then is ``sys.argv`` the run's."""
+    argv = sys.argv if argv is None else argv
+    if not argv:
+        return False
+    head = os.path.normpath(str(argv[0]))
+    base = os.path.basename(head)
+    if base in ("lmms-eval", "lmms_eval", "temporal-tasks", "temporal_tasks"):
+        return True
+    parent = os.path.basename(os.path.dirname(head))
+    # `python -m lmms_eval` / `accelerate launch -m lmms_eval` / torchrun: argv[0] is the package's __main__.py
+    return base == "__main__.py" and parent in ("lmms_eval", "temporal_tasks")
+
+
+_selection_memo: dict[tuple, tuple[str, int, int]] = {}
+
+
+def aggregation_selection() -> tuple[str, int, int] | None:
+    """While an lmms-eval aggregation runs: ``(task name, questions selected, distinct questions answered)``.
+
+    Selected: the task's processed dataset cut by ``--limit``/``--offset`` (all ranks). Answered: the
+    distinct ``question_id`` values among the gathered payloads of the task's metric with the most.
+    None outside an aggregation (``rescore``, unit tests) or when the stack is not as expected.
+    """
+    output = None
+    evaluate_locals = None
+    for frame in _frames(sys._getframe(1)):
+        if output is None and frame.f_code.co_name == "calculate_aggregate_metric":
+            candidate = frame.f_locals.get("self")
+            if hasattr(candidate, "task") and hasattr(candidate, "sample_metrics"):
+                output = candidate
+        elif output is not None and _is_evaluate(frame):
+            evaluate_locals = frame.f_locals
+            break
+    if output is None or evaluate_locals is None:
+        return None
+    try:
+        total = len(output.task.eval_docs)
+    except Exception:  # noqa: BLE001 - a task without docs: nothing to check
+        return None
+    limit, offset = evaluate_locals.get("limit"), int(evaluate_locals.get("offset") or 0)
+    stop = None if limit is None or limit == -1 else offset + int(limit)
+    selected = len(range(total)[offset:stop])
+    lists = list(output.sample_metrics.values())
+    longest = max(lists, key=len) if lists else []
+    key = (id(output), id(longest), len(longest), selected)
+    hit = _selection_memo.get(key)
+    if hit is None:
+        # One pass over the metric with the most payloads (every question feeds each headline key once).
+        ids = {p.get("question_id") for p in longest if isinstance(p, dict)}
+        ids.discard(None)
+        hit = (str(getattr(output, "task_name", "") or ""), selected, len(ids))
+        if len(_selection_memo) > 64:
+            _selection_memo.clear()
+        _selection_memo[key] = hit
+    return hit
+
+
+def aggregating_task() -> tuple[str, int | None]:
+    """``(task name, max_new_tokens)`` of the lmms-eval task whose aggregation is running, for messages only.
+
+    lmms-eval calls each aggregation from ``TaskOutput.calculate_aggregate_metric`` (``self.task_name``,
+    ``self.task.config.generation_kwargs``); an aggregation gets only its payloads. Falls back to
+    ``("this task", None)`` when called from elsewhere (``rescore``, tests).
+    """
+    frame = sys._getframe(1)
+    for _ in range(8):
+        if frame is None:
+            break
+        owner = frame.f_locals.get("self")
+        name = getattr(owner, "task_name", None)
+        if isinstance(name, str) and hasattr(owner, "task"):
+            config = getattr(getattr(owner, "task", None), "config", None)
+            gen = getattr(config, "generation_kwargs", None) or {}
+            tokens = gen.get("max_new_tokens") if isinstance(gen, dict) else None
+            return name, tokens if isinstance(tokens, int) else None
+        frame = frame.f_back
+    return "this task", None
+
+
+def config_entries_env() -> list[dict[str, str]] | None:
+    """Each entry's ``env:`` mapping while a multi-entry ``--config`` file runs (None otherwise).
+
+    lmms-eval pops ``env`` from the entries it keeps, so the file is read again.
+    """
+    for frame in _frames(sys._getframe(1)):
+        if frame.f_code.co_name != "cli_evaluate" or "args_list" not in frame.f_locals:
+            continue
+        entries = frame.f_locals.get("args_list") or []
+        path = getattr(entries[0], "config", None) if entries else None
+        if len(entries) < 2 or not path:
+            return None
+        try:
+            import yaml
+
+            with open(path, encoding="utf-8") as fh:
+                loaded = yaml.safe_load(fh)
+        except (OSError, ValueError):
+            return None
+        loaded = loaded if isinstance(loaded, list) else [loaded]
+        return [
+            {str(k): str(v) for k, v in ((e or {}).get("env") or {}).items()} for e in loaded if isinstance(e, dict)
+        ]
+    return None
+
+
+_PATCHED = "_temporal_tasks_restores_visuals"
+
+
+def restore_cached_visuals() -> None:
+    """Repair lmms-eval 0.7.3's ``--cache_requests`` hit for our tasks (idempotent).
+
+    The cache stores requests with their ``doc_to_visual`` callable replaced by None, and on a hit
+    ``Task.build_all_requests`` returns before restoring it, so every model that fetches visuals fails
+    with ``'NoneType' object is not callable``. After the call, our tasks' requests get it back.
+    """
+    from lmms_eval.api.task import Task
+
+    original = Task.build_all_requests
+    if getattr(original, _PATCHED, False):
+        return
+
+    def build_all_requests(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        visual = getattr(self, "doc_to_visual", None)  # the task's method, which calls the config's function
+        ours = getattr(getattr(self, "config", None), "doc_to_visual", None)
+        if visual is not None and str(getattr(ours, "__module__", "")).startswith("temporal_tasks"):
+            for inst in getattr(self, "_instances", None) or []:
+                arguments = tuple(inst.arguments)
+                if len(arguments) > 2 and arguments[2] is None:
+                    inst.arguments = (arguments[0], arguments[1], visual, *arguments[3:])
+        return out
+
+    build_all_requests.__wrapped__ = original  # type: ignore[attr-defined]
+    setattr(build_all_requests, _PATCHED, True)
+    Task.build_all_requests = build_all_requests

@@ -1,0 +1,560 @@
+"""Every way people run lmms-eval gives the right number or a clear error (issue 24).
+
+Contract tests of :mod:`temporal_tasks.compat` (each lmms-eval internal we rely on), N from the model
+instance, scored = selected, one run per results set, and (slow) the Python API and stale-cache runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import cli, compat, run_context, video
+from temporal_tasks.data import DataError
+from temporal_tasks.rescore import rescore
+from temporal_tasks.runs import choose_run, find_runs, read_samples
+
+LMMS_EVAL_CHANGED = "lmms-eval changed: temporal_tasks/compat.py relies on this; re-check it against the new version"
+
+
+# ----------------------------------------------------------------------------- compat contracts
+
+
+def _locals_of(fn) -> set[str]:
+    code = inspect.unwrap(fn).__code__
+    return {*code.co_varnames, *code.co_cellvars}  # a closure's variables are cells, still in f_locals
+
+
+def test_contract_evaluation_frames_hold_the_model_and_the_selection():
+    from lmms_eval import evaluator
+
+    simple = _locals_of(evaluator.simple_evaluate)
+    assert {"model", "model_args", "lm", "limit", "offset", "num_fewshot"} <= simple, LMMS_EVAL_CHANGED
+    assert {"lm", "task_dict", "limit", "offset"} <= _locals_of(evaluator.evaluate), LMMS_EVAL_CHANGED
+    assert inspect.unwrap(evaluator.evaluate).__module__ == compat.EVALUATOR_MODULE, LMMS_EVAL_CHANGED
+    src = inspect.getsource(inspect.unwrap(evaluator.simple_evaluate))
+    # the model is built before the tasks (process_docs), so the stack has it when N is resolved
+    assert src.index("lm = model") < src.index("get_task_dict(tasks"), LMMS_EVAL_CHANGED
+    assert "limit = get_sample_size(task, limit)" in inspect.getsource(inspect.unwrap(evaluator.evaluate))
+
+
+def test_contract_config_entries_and_their_env():
+    from lmms_eval import __main__ as main
+
+    src = inspect.getsource(main.cli_evaluate)
+    assert "args_list" in _locals_of(main.cli_evaluate), LMMS_EVAL_CHANGED
+    # every entry's env is exported before the first entry runs (why differing entries are an error)
+    assert src.index('config.pop("env", None)') < src.index("for args in args_list:"), LMMS_EVAL_CHANGED
+
+
+def test_contract_aggregations_run_in_task_output_with_gathered_payloads():
+    from lmms_eval.evaluator_utils import TaskOutput
+
+    fn = TaskOutput.calculate_aggregate_metric
+    assert fn.__name__ == "calculate_aggregate_metric" and "self" in fn.__code__.co_varnames, LMMS_EVAL_CHANGED
+    src = inspect.getsource(fn)
+    assert "self.sample_metrics" in src and "agg_fn(items" in src, LMMS_EVAL_CHANGED
+    assert "self.task" in src, LMMS_EVAL_CHANGED
+
+
+def test_contract_aggregations_know_their_task_name_and_generation_kwargs():
+    # compat.aggregating_task (for truncated_rate's warning) reads self.task_name and
+    # self.task.config.generation_kwargs of the TaskOutput that calls the aggregation.
+    from lmms_eval.evaluator_utils import TaskOutput
+
+    src = inspect.getsource(TaskOutput)
+    assert "self.task_name" in src, LMMS_EVAL_CHANGED
+    from lmms_eval.api.task import TaskConfig
+
+    assert "generation_kwargs" in TaskConfig.__dataclass_fields__, LMMS_EVAL_CHANGED
+
+
+def test_aggregating_task_outside_lmms_eval_is_named_generically():
+    from temporal_tasks.compat import aggregating_task
+
+    assert aggregating_task() == ("this task", None)
+
+
+def test_contract_video_models_keep_their_frame_count_as_an_attribute():
+    from lmms_eval.models.simple import llava_onevision, qwen2_5_vl
+
+    assert "self.max_num_frames = max_num_frames" in inspect.getsource(qwen2_5_vl), LMMS_EVAL_CHANGED
+    assert "self.max_frames_num = max_frames_num" in inspect.getsource(llava_onevision), LMMS_EVAL_CHANGED
+
+
+def test_contract_request_cache_is_keyed_without_the_data_and_its_folder_can_be_moved():
+    from lmms_eval.api.task import Task
+    from lmms_eval.caching import cache
+
+    src = inspect.getsource(Task.build_all_requests)
+    # why scored = selected is checked: the key names the task, shots, rank and world size, not the data
+    assert 'f"requests-{self._config.task}-{self.config.num_fewshot}shot-rank{rank}-world_size{world_size}"' in src
+    assert "instances[:og_limit]" in src, LMMS_EVAL_CHANGED  # --limit 0 builds no request (rank_share)
+    assert "LM_HARNESS_CACHE_PATH" in inspect.getsource(cache), LMMS_EVAL_CHANGED
+
+
+def test_contract_request_cache_hit_loses_doc_to_visual_and_we_restore_it():
+    import lmms_eval.tasks  # noqa: F401 - our import hook patches on this import
+    from lmms_eval.api.task import Task
+
+    src = inspect.getsource(inspect.unwrap(Task.build_all_requests))
+    # the hit returns before the FIXME that restores doc_to_visual; if lmms-eval fixes it, drop our patch
+    assert src.index("self._instances = flattened_instances\n            return") < src.index("FIXME"), (
+        LMMS_EVAL_CHANGED
+    )
+    assert getattr(Task.build_all_requests, compat._PATCHED, False), "compat.restore_cached_visuals is not installed"
+
+
+def test_instance_frame_setting_reads_known_attributes_only():
+    class Qwen:
+        max_num_frames = 8
+
+    class Llava:
+        def __init__(self) -> None:
+            self._max_frames_num = 16
+            self.num_frames = True  # a flag, not a count
+
+    class Other:
+        fps = 2
+
+    assert compat.instance_frame_setting(Qwen()) == ("max_num_frames", 8)
+    assert compat.instance_frame_setting(Llava()) == ("_max_frames_num", 16)
+    assert compat.instance_frame_setting(Other()) is None and compat.instance_frame_setting(None) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "ours"),
+    [(["/venv/bin/lmms-eval"], True), (["/x/site-packages/lmms_eval/__main__.py"], True),
+     (["/venv/bin/temporal-tasks"], True), (["my_eval_stack.py", "--model_args", "max_num_frames=16"], False),
+     (["-c"], False), ([], False)],
+)  # fmt: skip
+def test_only_an_lmms_eval_command_line_is_read(argv, ours):
+    assert compat.is_lmms_eval_command_line(argv) is ours
+
+
+# ----------------------------------------------------------------------------- N from the model instance
+
+
+class _Model:
+    def __init__(self, n: int) -> None:
+        self.max_num_frames = n
+
+
+def _fake_evaluate():
+    # lmms-eval's evaluate, as compat finds it: module lmms_eval.evaluator, locals lm and task_dict
+    source = (
+        "def evaluate(lm, task_dict, limit=None, offset=0):\n"
+        "    return probe()\n"
+    )  # fmt: skip
+    namespace = {"__name__": compat.EVALUATOR_MODULE}
+    exec(compile(source, "<lmms_eval.evaluator>", "exec"), namespace)  # noqa: S102 - a stand-in frame
+    return namespace
+
+
+def test_evaluate_takes_n_from_the_model_instance_not_the_scripts_argv(monkeypatch):
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
+    ns = _fake_evaluate()
+    ns["probe"] = video.num_frames_setting
+    assert ns["evaluate"](_Model(8), {}) == (8, "model instance attribute max_num_frames=8")
+    # no evaluation on the stack and a script's own command line: the default, announced as such
+    n, source = video.num_frames_setting()
+    assert n == 32 and source.startswith("default 32 (no frame setting found; set TEMPORAL_TASKS_NUM_FRAMES")
+    # the lmms-eval command line is read when it is the process's
+    monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model_args", "max_num_frames=16"])
+    assert video.num_frames_setting() == (16, "--model_args max_num_frames=16")
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "12")
+    assert video.num_frames_setting() == (12, "TEMPORAL_TASKS_NUM_FRAMES")
+
+
+def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offline_env, monkeypatch, tmp_path):
+    """A script builds the task dict, then calls evaluate(lm, ...): no build before the model is known."""
+    from temporal_tasks import vinoground
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
+    builds = video.BackgroundBuilds("vinoground", workers=1)
+    monkeypatch.setattr(vinoground, "_BUILDS", builds)
+    monkeypatch.setattr(vinoground, "_DEFERRED", {})
+    rows = list(vinoground.process_docs_group(None))  # what get_task_dict runs, before evaluate()
+    assert "group" in vinoground._DEFERRED and not list(cache.rglob("paired_videos/**/*.mp4"))
+    ns = _fake_evaluate()
+    ns["probe"] = lambda: [vinoground.doc_to_visual(row)[0] for row in rows if row["paired"]]
+    paths = ns["evaluate"](_Model(5), {})
+    builds.shutdown()
+    assert {Path(p).parent.name for p in paths} == {"n5"} and not vinoground._DEFERRED
+    assert {p.parent.name for p in cache.rglob("paired_videos/*/*.mp4")} == {"n5"}  # none at 16 or 32
+
+
+def test_simple_evaluate_instance_wins_over_its_model_args(monkeypatch):
+    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+
+    def simple_evaluate(model=None, model_args=None, limit=None, offset=0, num_fewshot=None):
+        lm = model  # noqa: F841 - read from this frame, as from lmms-eval's own
+        return run_context.run_context()
+
+    ctx = simple_evaluate(model=_Model(8), model_args="max_num_frames=16", limit=3)
+    assert run_context.model_frame_setting(ctx).describe() == "model instance attribute max_num_frames=8"
+    assert ctx.limit == 3 and ctx.where == "simple_evaluate"
+    ctx = simple_evaluate(model="qwen2_5_vl", model_args="max_num_frames=16")
+    assert run_context.model_frame_setting(ctx).describe() == "--model_args max_num_frames=16"
+
+
+def test_announce_prints_once_on_stderr(capsys):
+    video.announce("test: paired videos have N=7 frames (x)")
+    video.announce("test: paired videos have N=7 frames (x)")
+    assert capsys.readouterr().err.count("N=7 frames") == 1
+
+
+def test_num_fewshot_above_zero_is_a_clear_error(monkeypatch):
+    from temporal_tasks.harness import check_zero_shot
+
+    def simple_evaluate(model_args=None, num_fewshot=None):
+        check_zero_shot()
+
+    simple_evaluate(model_args="", num_fewshot=0)
+    with pytest.raises(SystemExit, match="--num_fewshot 2: these temporal-reasoning tasks are zero-shot"):
+        simple_evaluate(model_args="", num_fewshot=2)
+
+
+# ----------------------------------------------------------------------------- one run per results set
+
+
+def _timeblind_lines(fixture_root, monkeypatch, answer: str | None) -> list[dict]:
+    """Sample lines of timeblind_iacc: every answer ``answer``, or the gold label when None."""
+    from temporal_tasks import timeblind
+
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
+    return [timeblind.process_results(d, [d["gold"] if answer is None else answer]) for d in timeblind.load_docs()]
+
+
+def _write_run(folder: Path, stamp: str, lines_by_task: dict[str, list[dict]], model: str, mtime: float) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    results = folder / f"{stamp}_results.json"
+    results.write_text(json.dumps({"results": {t: {} for t in lines_by_task}, "config": {"model": model}}))
+    for task, lines in lines_by_task.items():
+        path = folder / f"{stamp}_samples_{task}.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        os.utime(path, (mtime, mtime))
+    os.utime(results, (mtime, mtime))
+
+
+def test_rescore_reads_one_run_and_names_it(fixture_root, monkeypatch, tmp_path, capsys):
+    yes = _timeblind_lines(fixture_root, monkeypatch, None)  # all right
+    no = _timeblind_lines(fixture_root, monkeypatch, "")  # all unreadable
+    folder = tmp_path / "out" / "model"
+    _write_run(folder, "20261125_100000", {"timeblind_iacc": yes}, "run_a", 1_000)
+    _write_run(folder, "20261125_110000", {"timeblind_iacc": no}, "run_b", 2_000)
+    # run A also left a samples file of a task run B did not run: it must not join B's results
+    (folder / "20261125_100000_samples_vinoground_group.jsonl").write_text("")
+
+    result = rescore([tmp_path / "out"])
+    cfg = result["config"]
+    assert cfg["run"].endswith("20261125_110000") and cfg["model"] == "run_b"
+    assert "newest complete run of 2" in cfg["run_note"] and "--run" in cfg["run_note"]
+    assert set(result["results"]) == {"timeblind_iacc"}
+    chosen = rescore([tmp_path / "out"], run="20261125_100000")
+    assert chosen["config"]["model"] == "run_a" and set(chosen["results"]) == {"timeblind_iacc", "vinoground_group"}
+    assert chosen["results"]["timeblind_iacc"]["instance_acc,none"] == 100.0
+    assert result["results"]["timeblind_iacc"]["instance_acc,none"] == 0.0
+    with pytest.raises(DataError, match="--run 2099: no run matches"):
+        rescore([tmp_path / "out"], run="2099")
+
+    a_file, b_file = (
+        folder / "20261125_100000_samples_timeblind_iacc.jsonl",
+        folder / "20261125_110000_samples_timeblind_iacc.jsonl",
+    )
+    with pytest.raises(DataError, match="come from different runs"):
+        rescore([a_file, folder / "20261125_110000_samples_timeblind_iacc.jsonl"])
+    assert rescore([a_file])["config"]["model"] == "run_a"  # a file given by name: its run
+    assert rescore([b_file])["config"]["model"] == "run_b"
+    assert cli.main(["rescore", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "20261125_110000: the newest complete run of 2" in out and "model: run_b" in out
+
+
+def test_a_samples_file_with_answers_from_two_runs_is_an_error(fixture_root, monkeypatch, tmp_path):
+    yes = _timeblind_lines(fixture_root, monkeypatch, "yes")
+    no = _timeblind_lines(fixture_root, monkeypatch, "no")
+    mixed = tmp_path / "20261125_100000_samples_timeblind_iacc.jsonl"
+    mixed.write_text("".join(json.dumps(x) + "\n" for x in yes + no))
+    with pytest.raises(DataError, match=f"{mixed}: question '0' is answered twice with different answers"):
+        read_samples(mixed)
+    with pytest.raises(DataError, match="two runs"):
+        rescore([mixed])
+    same = tmp_path / "20261125_100001_samples_timeblind_iacc.jsonl"
+    same.write_text("".join(json.dumps(x) + "\n" for x in yes + yes))  # a replayed shard: same answers
+    assert len(read_samples(same)) == 2 * len(yes)
+
+
+def test_summary_takes_each_folders_newest_run(tmp_path):
+    from temporal_tasks.report import find_results
+
+    folder = tmp_path / "model"
+    for stamp, mtime in (("20261125_100000", 1_000), ("20261125_110000", 2_000)):
+        _write_run(folder, stamp, {}, stamp, mtime)
+    notes: list[str] = []
+    assert find_results([tmp_path], notes=notes) == [folder / "20261125_110000_results.json"]
+    assert len(notes) == 1 and "newest complete run of 2" in notes[0]
+    assert find_results([tmp_path], run="20261125_100000") == [folder / "20261125_100000_results.json"]
+    runs = find_runs([tmp_path])
+    assert [r.stamp for r in runs] == ["20261125_100000", "20261125_110000"]
+    assert choose_run(runs[:1], what="results")[1] == ""  # one run: no choice to name
+
+
+# ----------------------------------------------------------------------------- slow: the Python API
+
+
+def _api_env(fixture_root: Path, cache: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        TEMPORAL_TASKS_DATA_DIR=str(fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+    )  # fmt: skip
+    env.pop(video.ENV_NUM_FRAMES, None)
+    env.pop("TEMPORAL_TASKS_PARSER", None)
+    return env
+
+
+def _vinoground_answers(path: Path) -> Path:
+    qids = [f"{i}_{side}_{kind}" for i in range(4) for side in ("pos", "neg") for kind in ("text", "video")]
+    path.write_text("".join(json.dumps({"question_id": q, "response": "A"}) + "\n" for q in qids))
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["evaluate", "simple_evaluate"])
+def test_python_api_builds_the_models_n_and_prints_it(mode, fixture_root, tmp_path):
+    """A plain script with a model made with max_num_frames=8 (its own argv says 16): N = 8, printed."""
+    script = Path(__file__).parent / "scripts" / "api_run.py"
+    cache = tmp_path / "cache"
+    responses = _vinoground_answers(tmp_path / "answers.jsonl")
+    cmd = [sys.executable, str(script), mode, str(responses), str(tmp_path / "out.json"), "--model_args",
+           "max_num_frames=16"]  # fmt: skip
+    proc = subprocess.run(cmd, env=_api_env(fixture_root, cache), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "vinoground: paired videos have N=8 frames (model instance attribute max_num_frames=8)" in proc.stderr
+    built = {p.parent.name for p in (cache / "paired_videos").rglob("*.mp4")}
+    assert built == {"n8"}, built  # every paired video at N = 8, none at 16 or 32
+    # "A" everywhere (fixture golds): text right on both sides of pair 2 only, video on pair 0 only: 25, 25, 0
+    metrics = json.loads((tmp_path / "out.json").read_text())
+    assert metrics["text_score,none"] == 25.0 and metrics["video_score,none"] == 25.0
+    assert metrics["group_score,none"] == 0.0
+
+
+# ----------------------------------------------------------------------------- slow: the flag matrix
+# One row per lmms-eval flag: the real CLI with temporal_replay on the small fixtures, timeblind_iacc (16
+# questions, 4 instances) unless N matters. Each row asserts exact values, computed here in-process from
+# the task's own process_docs/process_results/aggregations over the questions the flag selects, or a clear
+# error. README "lmms-eval flags" has the same table.
+
+
+def _expected(env: dict[str, str], monkeypatch, *, start: int = 0, stop: int | None = None) -> dict[str, float]:
+    """timeblind_iacc's metrics over docs[start:stop] answered from TRICKY, in the parser mode of ``env``."""
+    from temporal_tasks.registry import task_config
+    from temporal_tasks.rescore import _resolve, task_metrics
+    from tests.test_timeblind import TRICKY
+
+    for key in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_PARSER"):
+        if key in env:
+            monkeypatch.setenv(key, env[key])
+        else:
+            monkeypatch.delenv(key, raising=False)
+    cfg = task_config("timeblind_iacc")
+    docs = list(_resolve(cfg["process_docs"])(None))[start:stop]
+    per_doc = [_resolve(cfg["process_results"])(d, [TRICKY[d["question_id"]]]) for d in docs]
+    out = {}
+    for key, fn, _hib in task_metrics("timeblind_iacc"):
+        items = [r[key] for r in per_doc if key in r]
+        if items:
+            out[key] = fn(items)
+    return out
+
+
+def _same_numbers(got: dict[str, float], want: dict[str, float]) -> None:
+    assert set(got) == set(want), set(got) ^ set(want)
+    for key, value in want.items():
+        if isinstance(value, float) and value != value:  # NaN
+            assert got[key] != got[key], key
+        else:
+            assert got[key] == pytest.approx(value, abs=1e-9), key
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+ROWS = [
+    "limit_offset", "log_samples_rescore", "predict_only_rescore", "use_cache", "cache_requests", "repeats",
+    "process_docs_parallel", "config_one_entry", "config_two_entries", "seed", "gen_kwargs", "system_instruction",
+    "num_fewshot", "limit_0", "two_ranks", "frames_from_model_args",
+]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("row", ROWS)
+def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeypatch):
+    from tests.test_timeblind import TRICKY
+
+    task = "timeblind_iacc"
+    data = {"TEMPORAL_TASKS_DATA_DIR": str(fixture_root)}
+    request_cache = tmp_path / "request_cache"  # lmms-eval's --cache_requests folder, this test's own
+    request_cache.mkdir()
+    env = {"LM_HARNESS_CACHE_PATH": str(request_cache)}
+
+    def run(*args: str, **kw):
+        return lmms_eval(task, responses=TRICKY, args=list(args), env={**env, **kw.pop("env", {})}, **kw)
+
+    if row == "limit_offset":
+        _same_numbers(
+            run("--limit", "8", "--offset", "4").metrics(task), _expected(data, monkeypatch, start=4, stop=12)
+        )
+    elif row == "log_samples_rescore":
+        done = run()
+        assert len(done.samples[task]) == 16
+        again = rescore([tmp_path / "run1" / "results"])["results"][task]
+        _same_numbers({k.split(",")[0]: v for k, v in again.items() if k.endswith(",none")}, done.metrics(task))
+    elif row == "predict_only_rescore":
+        done = run("--predict_only")
+        assert set(done.metrics(task)) == {"bypass"}  # lmms-eval computes no metric of ours: answers only
+        try:
+            again = rescore([tmp_path / "run1" / "results"])["results"][task]
+        except DataError as exc:  # until issue 22 lands: a clear error, never numbers from nothing
+            assert "--predict_only run logs the raw answers only" in str(exc), exc
+        else:
+            _same_numbers({k.split(",")[0]: v for k, v in again.items() if k.endswith(",none")},
+                          _expected(data, monkeypatch))  # fmt: skip
+    elif row == "use_cache":
+        responses_cache = tmp_path / "responses_cache"
+        first = run("--use_cache", str(responses_cache))
+        second = run("--use_cache", str(responses_cache))
+        _same_numbers(first.metrics(task), _expected(data, monkeypatch))
+        _same_numbers(second.metrics(task), first.metrics(task))
+    elif row == "cache_requests":
+        # visuals=true: the model fetches each request's visuals, as a real video model does (lmms-eval 0.7.3
+        # drops doc_to_visual from a cache hit; compat.restore_cached_visuals puts it back for our tasks)
+        answers = tmp_path / "answers.jsonl"
+        answers.write_text("".join(json.dumps({"question_id": q, "response": r}) + "\n" for q, r in TRICKY.items()))
+
+        def run(*args: str, **kw):  # noqa: F811 - this row's model fetches visuals
+            return lmms_eval(task, model_args=f"responses={answers},visuals=true", args=list(args), env=env, **kw)
+
+        first = run("--cache_requests", "true")
+        assert list(request_cache.iterdir()), "lmms-eval wrote no request cache"
+        _same_numbers(first.metrics(task), _expected(data, monkeypatch))
+        hit = run("--cache_requests", "true")  # a cache hit: same data, same numbers, no crash
+        assert "not callable" not in hit.output
+        _same_numbers(hit.metrics(task), first.metrics(task))
+        # a bigger data folder with the stale cache: the clear error, never scores over 16 of 2,400 questions
+        from temporal_tasks.fixtures import write_fixtures
+
+        full = tmp_path / "full"
+        write_fixtures(full, ["timeblind"], full=True)
+        stale = run("--cache_requests", "true", data_dir=full, expect_ok=False)
+        assert stale.returncode != 0 and not stale.results
+        assert "the run selected 2400 questions" in stale.output and "only 16 were answered" in stale.output
+        assert "--cache_requests refresh" in stale.output
+        fresh = run("--cache_requests", "refresh", data_dir=full)
+        assert fresh.results["n-samples"][task]["effective"] == 2400
+    elif row == "repeats":
+        # lmms-eval 0.7.3 asks each question k times; our payload reads the first answer (issue 23 adds more)
+        done = run("--repeats", "2")
+        _same_numbers(done.metrics(task), _expected(data, monkeypatch))
+    elif row == "process_docs_parallel":
+        _same_numbers(run("--process_docs_parallel", "1").metrics(task), _expected(data, monkeypatch))
+    elif row in ("config_one_entry", "config_two_entries"):
+        import yaml
+
+        responses = tmp_path / "answers.jsonl"
+        responses.write_text("".join(json.dumps({"question_id": q, "response": r}) + "\n" for q, r in TRICKY.items()))
+        entry = {"model": "temporal_replay", "model_args": f"responses={responses}", "tasks": task, "batch_size": 1,
+                 "log_samples": True, "verbosity": "DEBUG"}  # fmt: skip
+        entries = [{**entry, "output_path": str(tmp_path / "a"), "env": {"TEMPORAL_TASKS_PARSER": "official"}}]
+        if row == "config_two_entries":
+            entries.append({**entry, "output_path": str(tmp_path / "b")})  # sets no parser
+        config = tmp_path / "run.yaml"
+        config.write_text(yaml.safe_dump(entries))
+        proc = subprocess.run(
+            [sys.executable, "-m", "lmms_eval", "--config", str(config)], cwd=tmp_path, capture_output=True,
+            text=True, timeout=900, env={**_api_env(fixture_root, cache_root), **env},
+        )  # fmt: skip
+        if row == "config_two_entries":
+            # lmms-eval exports every entry's env before the first run: entry 2 would be scored `official` too
+            assert proc.returncode != 0, "two entries with different parser settings ran"
+            out = proc.stdout + proc.stderr
+            assert "--config: the entries set TEMPORAL_TASKS_PARSER differently" in out
+            assert "entry 1=official, entry 2=(unset)" in out and "model_args" in out
+            assert not list(tmp_path.rglob("*_results.json"))
+            return
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        (results,) = (tmp_path / "a").rglob("*_results.json")
+        got = json.loads(results.read_text())["results"][task]
+        official = _expected({**data, "TEMPORAL_TASKS_PARSER": "official"}, monkeypatch)
+        scored = {k.split(",")[0]: v for k, v in got.items() if k.endswith(",none") and "_stderr" not in k}
+        _same_numbers(scored, official)
+        (samples,) = (tmp_path / "a").rglob("*_samples_*.jsonl")
+        modes = {json.loads(x)["trial_acc"]["parser_mode"] for x in samples.read_text().splitlines() if x}
+        assert modes == {"official"}  # the samples say which reading scored them
+    elif row == "seed":
+        _same_numbers(run("--seed", "7,8,9,10").metrics(task), _expected(data, monkeypatch))
+    elif row == "gen_kwargs":
+        done = run("--gen_kwargs", "max_new_tokens=8,temperature=0")
+        _same_numbers(done.metrics(task), _expected(data, monkeypatch))
+        assert done.results["configs"][task]["generation_kwargs"]["max_new_tokens"] == 8
+    elif row == "system_instruction":
+        done = run("--system_instruction", "Answer briefly.")
+        _same_numbers(done.metrics(task), _expected(data, monkeypatch))
+        assert done.results["system_instruction"] == "Answer briefly."
+    elif row == "num_fewshot":
+        done = run("--num_fewshot", "2", expect_ok=False)
+        assert done.returncode != 0 and not done.results
+        assert "--num_fewshot 2: these temporal-reasoning tasks are zero-shot" in done.output
+        assert "has no attribute 'sampler'" not in done.output
+    elif row == "limit_0":
+        videos = tmp_path / "videos"
+        done = lmms_eval("vinoground_group", responses=_vinoground_answers(tmp_path / "v.jsonl"),
+                         args=["--limit", "0"], env={**env, "TEMPORAL_TASKS_CACHE_DIR": str(videos)},
+                         expect_ok=False)  # fmt: skip
+        assert not done.results  # lmms-eval stops: no document selected
+        built = list((videos / "paired_videos").rglob("*.mp4"))
+        assert not built, "a paired video was built for a run that selects no question"
+    elif row == "two_ranks":
+        launcher = ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
+        done = run(launcher=launcher)
+        assert "Running on rank 1" in done.output
+        _same_numbers(done.metrics(task), _expected(data, monkeypatch))
+    elif row == "frames_from_model_args":
+        videos = tmp_path / "videos"
+        responses = _vinoground_answers(tmp_path / "v.jsonl")
+        done = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=8,visuals=true",
+                         env={**env, "TEMPORAL_TASKS_CACHE_DIR": str(videos)})  # fmt: skip
+        assert "paired videos have N=8 frames (model instance attribute max_num_frames=8)" in done.output
+        assert {p.parent.name for p in (videos / "paired_videos").rglob("*.mp4")} == {"n8"}
+        assert done.metrics("vinoground_group")["group_score"] == 0.0
+    else:  # pragma: no cover
+        raise AssertionError(row)
+
+
+def test_summary_stops_on_a_samples_file_from_two_runs(fixture_root, monkeypatch, tmp_path):
+    from temporal_tasks.report import summary_table
+
+    right = _timeblind_lines(fixture_root, monkeypatch, None)
+    wrong = _timeblind_lines(fixture_root, monkeypatch, "")
+    folder = tmp_path / "model"
+    _write_run(folder, "20261125_100000", {"timeblind_iacc": right + wrong}, "m", 1_000)
+    results = folder / "20261125_100000_results.json"
+    results.write_text(json.dumps({"results": {"timeblind_iacc": {"instance_acc,none": 50.0, "alias": "x"}}}))
+    with pytest.raises(DataError, match="20261125_100000_samples_timeblind_iacc.jsonl: question '0' is answered twice"):
+        summary_table([tmp_path])
