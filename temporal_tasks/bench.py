@@ -43,6 +43,7 @@ TARGETS = {
     "cache_hit_ms": ("<=", 1.0),
     "overhead_fraction": ("<=", 0.01),
     "aggregate_1m_seconds": ("<=", 2.0),
+    "aggregate_1m_vs_100k": ("<=", 11.0),  # linear: 10x the payloads, at most 11x the time
     "vinoground_cold_over_warm": ("<=", 1.05),
 }
 VINO_PAIRS = 50

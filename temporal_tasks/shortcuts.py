@@ -154,13 +154,6 @@ def cached_shuffled_video(video: str | os.PathLike, n: int, cache_root: Path | N
     return cached_file(_shuffled_build(video, n, cache_root))
 
 
-def cached_single_frame(
-    video: str | os.PathLike, question_id: str, n: int, cache_root: Path | None = None
-) -> tuple[Path, bool]:
-    """The PNG of the frame :func:`frame_choice` picks among ``video``'s N sampled frames; ``(path, built_now)``."""
-    return cached_file(_single_frame_build(video, question_id, n, cache_root))
-
-
 # --------------------------------------------------------------------------- Vinoground paired videos
 
 
@@ -214,15 +207,6 @@ def _paired_build(
         what=f"the {variant} paired video of {first} and {second} (N={n})",
         hint="Check that both clips decode (re-download them if not).",
     )
-
-
-def cached_paired_shortcut(
-    first: str | os.PathLike, second: str | os.PathLike, variant: str, question_id: str, n: int,
-    cache_root: Path | None = None,
-) -> tuple[Path, bool]:  # fmt: skip
-    """A paired video for a shortcut variant: ``shuffled`` (N frames, each clip shuffled within its half) or
-    ``single_frame`` (3 frames: one seeded frame of each clip's k sampled frames, one black frame between)."""
-    return cached_file(_paired_build(first, second, variant, question_id, n, cache_root))
 
 
 # --------------------------------------------------------------------------- doc_to_visual hooks

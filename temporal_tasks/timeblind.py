@@ -33,7 +33,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
-from temporal_tasks.scoring import Metric, aggregators, question_rate, slug
+from temporal_tasks.scoring import Metric, aggregators, question_rate
 
 NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
@@ -250,6 +250,3 @@ globals().update(_AGGREGATORS)
 def invalid_rate(items: list) -> float:
     """Percent of scored trials whose answer could not be parsed."""
     return question_rate(items, "invalid", NAME)
-
-
-CATEGORY_KEYS = tuple(slug(t) for t in (*KNOWN_TAGS, "yes_no", "multiple_choice"))
