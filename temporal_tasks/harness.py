@@ -114,12 +114,19 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
 def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
-    A data problem ends the process with its message and exit status 1 (see ``data.stop``).
+    A data problem ends the process with its message and exit status 1 (see ``data.stop``). The docs'
+    provenance record is stored in the running task's ``metadata`` (:mod:`temporal_tasks.provenance`).
     """
     import datasets
 
+    from temporal_tasks.provenance import attach, collect_sources
+
     try:
-        docs = load()
+        with collect_sources() as sources:
+            docs = load()
+        # The run's provenance goes into the task config's metadata: the results JSON and the response-cache
+        # key (--use_cache) both include it, so changed videos, N or seed never reuse a cached answer.
+        attach(docs, sources)
     except DataError as exc:
         stop(exc)
     return datasets.Dataset.from_list(docs)
