@@ -101,14 +101,58 @@ def first_answer(results: Sequence[Any] | None) -> str:
     return "" if first is None else str(first)
 
 
+# The metric key whose sample-file entry holds the question's whole payload (less the answer text, which
+# lmms-eval already logs as ``filtered_resps``); every other key of the line holds ``{"same_as": <that key>}``.
+PRIMARY_KEYS = ("invalid_rate",)
+SAME_AS = "same_as"
+
+
+class SharedPayload(dict):
+    """The payload every non-primary metric key of a question receives: one object shared by those keys.
+
+    In the process it is the full payload (aggregations read it like a dict, and sharing one object lets
+    a metric's value and CI keys share one computation). In JSON it is ``{"same_as": <primary key>}``, so
+    the samples file carries the payload once per question instead of once per metric key (6 to 20 times);
+    ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers ranks with it)
+    keeps the full contents.
+    """
+
+    __slots__ = ("primary",)
+
+    def __init__(self, payload: dict, primary: str) -> None:
+        super().__init__(payload)
+        self.primary = primary
+
+    def items(self):  # noqa: ANN201 - what json.dumps sees
+        return {SAME_AS: self.primary}.items()
+
+    def __reduce__(self):  # noqa: ANN204
+        return (SharedPayload, (dict(self), self.primary))
+
+
+def share(payload: dict, keys: Iterable[str]) -> dict[str, dict]:
+    """``{key: payload}`` for each metric key, lean in the samples file (see :class:`SharedPayload`).
+
+    The primary key (``invalid_rate`` where the task has it, else the first key) gets the payload without
+    the raw answer; ``temporal_tasks.samples`` puts the answer back from the line's ``filtered_resps``.
+    """
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    primary = next((k for k in PRIMARY_KEYS if k in keys), keys[0])
+    ref = SharedPayload(payload, primary)
+    out: dict[str, dict] = {primary: {k: v for k, v in payload.items() if k != "answer"}}
+    out.update((key, ref) for key in keys if key != primary)
+    return out
+
+
 def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[str] = ()) -> dict[str, dict]:
     """Map each metric key this question feeds to its payload (categories as ``<metric>_<category>``)."""
-    out = {key: payload for key in headline}
+    keys = list(headline)
     cats = [slug(c) for c in payload["categories"]]
     for metric in per_category:
-        for cat in cats:
-            out[f"{metric}_{cat}"] = payload
-    return out
+        keys.extend(f"{metric}_{cat}" for cat in cats)
+    return share(payload, keys)
 
 
 def docs_dataset(load: Callable[[], list[dict]]):

@@ -253,11 +253,19 @@ def _get(record: Mapping, dotted: str) -> Any:
     return value
 
 
+def reading_of(record: Mapping) -> str | None:
+    """The answer reading behind the numbers: a rescore's (``rescored.reading``), else the run's."""
+    rescored = record.get("rescored")
+    return (rescored or {}).get("reading") or record.get("reading")
+
+
 def differences(base: Mapping, new: Mapping) -> list[str]:
     """The comparable fields (:data:`COMPARABLE_FIELDS`) whose values differ, as ``"field: a != b"``."""
     out = []
     for field in COMPARABLE_FIELDS:
         a, b = _get(base, field), _get(new, field)
+        if field == "reading":  # a rescore's reading replaces the run's
+            a, b = reading_of(base), reading_of(new)
         if a != b:
             out.append(f"{field}: {json.dumps(a, default=str)} != {json.dumps(b, default=str)}")
     return out

@@ -897,13 +897,15 @@ def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
     samples = results_path.with_name(f"{stem}samples_{task}.jsonl")
     if not samples.is_file():
         return None
+    from temporal_tasks.samples import fed_keys, line_payload
     from temporal_tasks.scoring import collect_groups
 
     payloads = []
     with samples.open(encoding="utf-8") as fh:
-        for line in fh:
-            payload = json.loads(line).get(metric) if line.strip() else None
-            if isinstance(payload, dict) and "group_id" in payload and "group_size" in payload:
+        for raw in fh:
+            line = json.loads(raw) if raw.strip() else {}
+            payload = line_payload(line) if metric in fed_keys(line) else None
+            if payload is not None and "group_size" in payload:
                 payloads.append(payload)
     return len(collect_groups(payloads).complete) if payloads else None
 

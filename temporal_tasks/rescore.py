@@ -1,9 +1,11 @@
 """Recompute our tasks' metrics from lmms-eval's ``--log_samples`` files, without the model.
 
-Each sample line holds, under every metric key the question fed, the payload our
-``process_results`` returned (raw answer, gold, parser name, ...). Rescoring re-parses the
-raw answer (in the recorded parser mode, or the one asked for) and runs the very aggregation
-functions the task YAML names, so a rescore reproduces the run exactly.
+Each sample line holds the payload our ``process_results`` returned (gold, parser name, readings, ...)
+once, ``same_as`` references under the other metric keys it fed, and the raw answer as lmms-eval's
+``filtered_resps`` (:mod:`temporal_tasks.samples`). Rescoring re-parses the raw answer (in the recorded
+parser mode, or the one asked for) and runs the very aggregation functions the task YAML names, so a
+rescore reproduces the run exactly. Samples of a ``--predict_only`` run are rebuilt from the task's data
+first. The result keeps each task's provenance record and adds ``rescored`` (the reading it used).
 """
 
 from __future__ import annotations
@@ -107,46 +109,81 @@ def _parser_env(mode: str | None):
                 os.environ["TEMPORAL_TASKS_PARSER"] = old
 
 
-def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[str, float]:
-    """Every metric of ``task`` from its sample lines."""
-    metrics = task_metrics(task)
-    recorded = {p.get("parser_mode") for line in lines for k, _f, _h in metrics if isinstance(p := line.get(k), dict)}
+def _effective_mode(payloads: list[dict], mode: str | None) -> str | None:
+    recorded = {p.get("parser_mode") for p in payloads}
     recorded.discard(None)
-    effective = mode or (recorded.pop() if len(recorded) == 1 else None)
+    return mode or (recorded.pop() if len(recorded) == 1 else None)
+
+
+def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[str, float]:
+    """Every metric of ``task`` from its sample lines (lean or full payloads, see :mod:`temporal_tasks.samples`)."""
+    from temporal_tasks.samples import fed_keys, line_payload
+
+    metrics = task_metrics(task)
     items: dict[str, list] = {key: [] for key, _fn, _hib in metrics}
+    payloads = []
     for line in lines:
-        fresh: dict[str, dict] = {}
-        for key, _fn, _hib in metrics:
-            payload = line.get(key)
-            if not isinstance(payload, dict):
-                continue
-            qid = payload.get("question_id")
-            # One object per question across keys, as in the live run.
-            if qid not in fresh:
-                fresh[qid] = reparse(payload, mode)
-            items[key].append(fresh[qid])
+        payload = line_payload(line)
+        if payload is None:
+            continue
+        payloads.append(payload)
+        fresh = reparse(payload, mode)  # one object per question across keys, as in the live run
+        for key in fed_keys(line):
+            if key in items:
+                items[key].append(fresh)
     out = {}
-    with _parser_env(effective):
+    with _parser_env(_effective_mode(payloads, mode)):
         for key, fn, _hib in metrics:
             if items[key]:  # lmms-eval reports no row for a key no question returned
                 out[key] = float(fn(items[key]))
     return out
 
 
+def _unscorable(file: Path, task: str, lines: list[dict]) -> DataError:
+    what = "it is empty" if not lines else "its lines hold neither our payloads nor answers (filtered_resps)"
+    return DataError(
+        f"{file}: cannot score {task}: {what}. Pass the *_samples_<task>.jsonl that lmms-eval wrote with "
+        "--log_samples (or --predict_only) for this task, unedited."
+    )
+
+
 def rescore(paths: Iterable[str | Path], mode: str | None = None) -> dict:
-    """Rescore every samples file; returns a dict in lmms-eval's results format."""
+    """Rescore every samples file; returns a dict in lmms-eval's results format (with each task's provenance).
+
+    Samples of a ``--predict_only`` run are scored from the task's data (checked against the run's
+    provenance); a file that cannot be scored raises ``DataError``.
+    """
+    from temporal_tasks.samples import is_predict_only, line_payloads, rebuild_lines, run_provenance
+
     files = find_sample_files(paths)
-    results, hib, nsamples = {}, {}, {}
+    results, hib, nsamples, configs = {}, {}, {}, {}
     for task, file in sorted(files.items()):
         lines = read_samples(file)
+        task_metrics(task)  # an unknown task stops here, naming it
+        record = run_provenance(file, task)
+        predict_only = is_predict_only(lines)
+        if predict_only:
+            lines = rebuild_lines(task, lines, file, record)
+        payloads = line_payloads(lines)
+        if not payloads:
+            raise _unscorable(file, task, lines)
         values = rescore_task(task, lines, mode)
+        if not values:
+            raise _unscorable(file, task, lines)
         results[task] = {"alias": task, **{f"{k},none": v for k, v in values.items()}}
         hib[task] = {k: h for k, _f, h in task_metrics(task) if k in values}
         nsamples[task] = {"original": len(lines), "effective": len(lines)}
+        rescored = {
+            "reading": _effective_mode(payloads, mode) or "robust",
+            "samples": str(file),
+            "predict_only": predict_only,
+        }
+        configs[task] = {"metadata": {"provenance": {**(record or {"version": None}), "rescored": rescored}}}
     return {
         "results": results,
         "higher_is_better": hib,
         "n-samples": nsamples,
+        "configs": configs,
         "config": {"rescored_from": {t: str(f) for t, f in files.items()}, "parser": mode or "as recorded"},
     }
 

@@ -37,7 +37,7 @@ from temporal_tasks.data import (
     content_dirs,
     find_in,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload
+from temporal_tasks.harness import docs_dataset, first_answer, make_payload, share
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import (
     YES_NO_OPTIONS,
@@ -357,7 +357,9 @@ MC_KEYS = (
 def _keys_for(payload: dict, keys: Sequence[str]) -> dict[str, dict]:
     # A per-test key only receives that test's questions; headline keys receive all of them.
     test = payload["test"]
-    return {k: payload for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")}
+    return share(
+        payload, [k for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")]
+    )
 
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
