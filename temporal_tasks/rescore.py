@@ -94,7 +94,8 @@ def reparse(payload: dict, mode: str | None) -> dict:
 
 
 @contextmanager
-def _parser_env(mode: str | None):
+def parser_env(mode: str | None):
+    """Set ``TEMPORAL_TASKS_PARSER`` inside the block: some aggregations follow the parser mode."""
     # Some aggregations follow the parser mode (e.g. the official rule drops unreadable pairs).
     old = os.environ.get("TEMPORAL_TASKS_PARSER")
     if mode:
@@ -115,36 +116,37 @@ def _effective_mode(payloads: list[dict], mode: str | None) -> str | None:
     return mode or (recorded.pop() if len(recorded) == 1 else None)
 
 
-def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[str, float]:
-    """Every metric of ``task`` from its sample lines (lean or full payloads, see :mod:`temporal_tasks.samples`)."""
+def task_items(task: str, lines: list[dict], mode: str | None = None) -> tuple[dict[str, list], str | None]:
+    """``({metric key: payloads}, parser mode)`` of ``task``'s sample lines, re-parsed in ``mode`` (or as recorded).
+
+    One payload object per question across keys, as in the live run (lean or full lines, see
+    :mod:`temporal_tasks.samples`).
+    """
     from temporal_tasks.samples import fed_keys, line_payload
 
-    metrics = task_metrics(task)
-    items: dict[str, list] = {key: [] for key, _fn, _hib in metrics}
+    items: dict[str, list] = {key: [] for key, _fn, _hib in task_metrics(task)}
     payloads = []
     for line in lines:
         payload = line_payload(line)
         if payload is None:
             continue
         payloads.append(payload)
-        fresh = reparse(payload, mode)  # one object per question across keys, as in the live run
+        fresh = reparse(payload, mode)
         for key in fed_keys(line):
             if key in items:
                 items[key].append(fresh)
+    return items, _effective_mode(payloads, mode)
+
+
+def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[str, float]:
+    """Every metric of ``task`` from its sample lines."""
+    items, effective = task_items(task, lines, mode)
     out = {}
-    with _parser_env(_effective_mode(payloads, mode)):
-        for key, fn, _hib in metrics:
+    with parser_env(effective):
+        for key, fn, _hib in task_metrics(task):
             if items[key]:  # lmms-eval reports no row for a key no question returned
                 out[key] = float(fn(items[key]))
     return out
-
-
-def _unscorable(file: Path, task: str, lines: list[dict]) -> DataError:
-    what = "it is empty" if not lines else "its lines hold neither our payloads nor answers (filtered_resps)"
-    return DataError(
-        f"{file}: cannot score {task}: {what}. Pass the *_samples_<task>.jsonl that lmms-eval wrote with "
-        "--log_samples (or --predict_only) for this task, unedited."
-    )
 
 
 def rescore(paths: Iterable[str | Path], mode: str | None = None) -> dict:
@@ -153,23 +155,17 @@ def rescore(paths: Iterable[str | Path], mode: str | None = None) -> dict:
     Samples of a ``--predict_only`` run are scored from the task's data (checked against the run's
     provenance); a file that cannot be scored raises ``DataError``.
     """
-    from temporal_tasks.samples import is_predict_only, line_payloads, rebuild_lines, run_provenance
+    from temporal_tasks.samples import line_payloads, scorable_lines
 
     files = find_sample_files(paths)
     results, hib, nsamples, configs = {}, {}, {}, {}
     for task, file in sorted(files.items()):
-        lines = read_samples(file)
         task_metrics(task)  # an unknown task stops here, naming it
-        record = run_provenance(file, task)
-        predict_only = is_predict_only(lines)
-        if predict_only:
-            lines = rebuild_lines(task, lines, file, record)
+        lines, record, predict_only = scorable_lines(task, file)
         payloads = line_payloads(lines)
-        if not payloads:
-            raise _unscorable(file, task, lines)
         values = rescore_task(task, lines, mode)
         if not values:
-            raise _unscorable(file, task, lines)
+            raise DataError(f"{file}: no metric of {task} could be computed from its lines; rerun with --log_samples.")
         results[task] = {"alias": task, **{f"{k},none": v for k, v in values.items()}}
         hib[task] = {k: h for k, _f, h in task_metrics(task) if k in values}
         nsamples[task] = {"original": len(lines), "effective": len(lines)}

@@ -170,6 +170,28 @@ def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | 
     return out
 
 
+def scorable_lines(task: str, file: Path) -> tuple[list[dict], dict | None, bool]:
+    """``(lines with payloads, the run's provenance or None, predict_only)`` of one samples file.
+
+    A ``--predict_only`` file is rebuilt from the task's data (:func:`rebuild_lines`); a file with no payload
+    to score raises a ``DataError`` saying why and what to do.
+    """
+    from temporal_tasks.rescore import read_samples
+
+    lines = read_samples(file)
+    record = run_provenance(file, task)
+    predict_only = is_predict_only(lines)
+    if predict_only:
+        lines = rebuild_lines(task, lines, file, record)
+    if not any(line_payload(line) for line in lines):
+        what = "it is empty" if not lines else "its lines hold neither our payloads nor answers (filtered_resps)"
+        raise DataError(
+            f"{file}: cannot score {task}: {what}. Pass the *_samples_<task>.jsonl that lmms-eval wrote with "
+            "--log_samples (or --predict_only) for this task, unedited."
+        )
+    return lines, record, predict_only
+
+
 def question_payloads(lines: Iterable[dict]) -> list[dict]:
     """One payload per sample line (alias of :func:`line_payloads`, for the exporters)."""
     return line_payloads(lines)

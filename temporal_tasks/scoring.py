@@ -466,6 +466,67 @@ def unit_metric(
     return memo_metric(f"{label}:{key}:{invalid}", items, compute)
 
 
+@dataclass(frozen=True)
+class GroupOutcomes:
+    """A metric as a function over groups: per group ``[right units, units]`` and, optionally, its stratum.
+
+    The value is ``100 * sum(right) / sum(units)``, or with ``strata`` the mean over strata of that
+    percentage (VELOCITI's mean over tests). :func:`bootstrap_ci` resamples these groups; ``compare``
+    resamples them paired between two runs.
+    """
+
+    ids: list[str]
+    counts: np.ndarray
+    strata: list[str] | None = None
+
+    def value(self) -> float:
+        """The metric value these outcomes give."""
+        return stratified_percent(self.counts, self.strata)
+
+
+def stratified_percent(counts: np.ndarray, strata: Sequence[str] | None = None) -> float:
+    """``100 * sum(right) / sum(units)``; with ``strata``, the mean over strata with units of that percentage."""
+    counts = np.asarray(counts, dtype=np.int64).reshape(-1, 2)
+    if strata is None:
+        return percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
+    labels = np.asarray(strata)
+    values = [
+        percent(int(counts[labels == s, 0].sum()), int(counts[labels == s, 1].sum())) for s in sorted(set(strata))
+    ]
+    values = [v for v in values if not math.isnan(v)]
+    return sum(values) / len(values) if values else math.nan
+
+
+def unit_outcomes(
+    items: Sequence[Payload], units: Units, *, invalid: InvalidPolicy = "wrong", label: str = ""
+) -> GroupOutcomes:
+    """The per-group outcomes behind :func:`unit_metric` (complete groups only), with their group ids."""
+    if not items:
+        return GroupOutcomes([], np.zeros((0, 2), dtype=np.int64))
+    table = payload_table(items, label)
+    counts, complete = table_counts(table, units, invalid=invalid)
+    seen = table.matrices()[4]
+    return GroupOutcomes([str(g) for g in table.group_names[seen[complete]].tolist()], counts)
+
+
+def outcome_functions(
+    label: str,
+    metrics: Mapping[str, Units],
+    *,
+    invalid: InvalidPolicy | Callable[[], InvalidPolicy] = "wrong",
+) -> dict[str, Callable[[list], GroupOutcomes]]:
+    """``{aggregation name: items -> GroupOutcomes}`` for the aggregations :func:`make_aggregators` builds."""
+    out: dict[str, Callable[[list], GroupOutcomes]] = {}
+    for name, units in metrics.items():
+
+        def outcomes(items: list, _units: Units = units) -> GroupOutcomes:
+            policy = invalid() if callable(invalid) else invalid
+            return unit_outcomes(items, _units, invalid=policy, label=label)
+
+        out[name] = out[f"{name}_category"] = outcomes
+    return out
+
+
 def table_invalid_rate(items: Sequence[Payload], label: str = "") -> float:
     """Percent of scored questions (complete groups) whose answer could not be parsed; vectorised."""
     if not items:

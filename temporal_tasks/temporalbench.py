@@ -45,7 +45,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, share
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
-from temporal_tasks.scoring import Groups, collect_groups, make_aggregators, percent, slug
+from temporal_tasks.scoring import Groups, collect_groups, make_aggregators, outcome_functions, percent, slug
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()
@@ -387,7 +387,11 @@ def mba_subset(items: list) -> float:
 # 95% CIs of the headline BA and MBA: the core's group bootstrap (videos resampled). BA is every
 # question of the complete videos ("each"), MBA a video's questions all right ("all"); the
 # values themselves stay with binary_acc/mba above, which also carry the single --limit warning.
-_CI = make_aggregators(NAME, {"binary_acc": "each", "mba": "all"}, headline="")
+UNITS = {"binary_acc": "each", "mba": "all"}
+_CI = make_aggregators(NAME, UNITS, headline="")
+# BA and MBA (and one source's, the *_subset keys) as functions over videos, for ``temporal-tasks compare``.
+GROUP_OUTCOMES = outcome_functions(NAME, UNITS)
+GROUP_OUTCOMES.update(binary_acc_subset=GROUP_OUTCOMES["binary_acc"], mba_subset=GROUP_OUTCOMES["mba"])
 binary_acc_ci_low, binary_acc_ci_high = _CI["binary_acc_ci_low"], _CI["binary_acc_ci_high"]
 mba_ci_low, mba_ci_high = _CI["mba_ci_low"], _CI["mba_ci_high"]
 

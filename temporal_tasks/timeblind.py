@@ -33,7 +33,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
-from temporal_tasks.scoring import make_aggregators, slug, table_invalid_rate
+from temporal_tasks.scoring import make_aggregators, outcome_functions, slug, table_invalid_rate
 
 NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
@@ -245,6 +245,8 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
 # trial_acc, question_acc, video_acc, instance_acc and their *_ci_low / *_ci_high keys
 _AGGREGATORS = make_aggregators(NAME, UNITS, headline="instance_acc")
 globals().update(_AGGREGATORS)
+# The same metrics as functions over instances (``temporal-tasks compare``), keyed by aggregation name.
+GROUP_OUTCOMES = outcome_functions(NAME, UNITS)
 
 
 def invalid_rate(items: list) -> float:

@@ -48,7 +48,15 @@ from temporal_tasks.parsing import (
     register_parser,
     robust_yes_no,
 )
-from temporal_tasks.scoring import Groups, MetricResult, bootstrap_ci, collect_groups, memo_metric, percent
+from temporal_tasks.scoring import (
+    GroupOutcomes,
+    Groups,
+    MetricResult,
+    bootstrap_ci,
+    collect_groups,
+    memo_metric,
+    percent,
+)
 from temporal_tasks.scoring import invalid_rate as _invalid_rate
 
 NAME = "velociti"
@@ -525,19 +533,45 @@ def _avg_ci(items: list, key: str, right: Callable, skip: Callable | None) -> Me
     """95% CI of a 7-test average: rows resampled within each test, the statistic the mean of the tests."""
 
     def compute() -> MetricResult:
-        groups = collect_groups(items, label=NAME)
-        counts, strata = [], []
-        for test, pairs in _by_test(groups).items():
-            if test == CONTROL:
-                continue
-            for m in pairs:
-                if skip is None or not skip(m):
-                    counts.append((int(bool(right(m))), 1))
-                    strata.append(test)
-        low, high = bootstrap_ci(np.asarray(counts, dtype=np.int64).reshape(-1, 2), strata)
+        found = pair_outcomes(items, right, skip)
+        low, high = bootstrap_ci(found.counts, found.strata)
         return MetricResult(math.nan, low, high)
 
     return memo_metric(f"{NAME}:{key}:{parser_mode()}", items, compute)
+
+
+def pair_outcomes(items: list, right: Callable, skip: Callable | None, *, average: bool = True) -> GroupOutcomes:
+    """Per row (pair): ``[right, 1]`` with its test as stratum; ``average``: the 7 tests, control excluded.
+
+    A skipped pair (official mode, an unreadable answer) is left out, as in the metric.
+    """
+    groups = collect_groups(items, label=NAME)
+    ids, counts, strata = [], [], []
+    for test, pairs in _by_test(groups).items():
+        if average and test == CONTROL:
+            continue
+        for m in pairs:
+            if skip is None or not skip(m):
+                ids.append(str(next(iter(m.values()))["group_id"]))
+                counts.append((int(bool(right(m))), 1))
+                strata.append(test)
+    return GroupOutcomes(ids, np.asarray(counts, dtype=np.int64).reshape(-1, 2), strata)
+
+
+def _skip() -> Callable | None:
+    return _any_invalid if _drop_invalid() else None
+
+
+def _mc_right(key: str) -> Callable:
+    if key == "mc_a":
+        return lambda m: m["posA"]["correct"]
+    if key == "mc_b":
+        return lambda m: m["posB"]["correct"]
+    return lambda m: m["posA"]["correct"] and m["posB"]["correct"]
+
+
+def _outcomes(right: Callable, skip: Callable[[], Callable | None], average: bool) -> Callable[[list], GroupOutcomes]:
+    return lambda items: pair_outcomes(items, right, skip(), average=average)
 
 
 def _strict_ci(items: list) -> MetricResult:
@@ -701,3 +735,17 @@ def mc_both_ci_low(items: list) -> float:
 def mc_both_ci_high(items: list) -> float:
     """MC both-orders average: 95% CI high."""
     return _mc_both_ci(items).ci_high
+
+
+# The metrics as functions over rows (``temporal-tasks compare``), keyed by aggregation name. The per-test keys
+# hold one test's rows. mc_bias (a difference of two averages) has none.
+GROUP_OUTCOMES: dict[str, Callable[[list], GroupOutcomes]] = {
+    "strict_vle": _outcomes(_strict_right, _skip, True),
+    "strict_vle_test": _outcomes(_strict_right, _skip, False),
+    **{m: _outcomes(_mc_right(m), _skip, True) for m in ("mc_a", "mc_b", "mc_both")},
+    **{f"{m}_test": _outcomes(_mc_right(m), _skip, False) for m in ("mc_a", "mc_b", "mc_both")},
+    "prob_strict_vle": _outcomes(_prob_strict, lambda: None, True),
+    "prob_classic_vle": _outcomes(_prob_classic, lambda: None, True),
+    "prob_strict_vle_test": _outcomes(_prob_strict, lambda: None, False),
+    "prob_classic_vle_test": _outcomes(_prob_classic, lambda: None, False),
+}

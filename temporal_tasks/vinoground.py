@@ -37,7 +37,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
-from temporal_tasks.scoring import collect_groups, unit_metric
+from temporal_tasks.scoring import collect_groups, outcome_functions, unit_metric
 from temporal_tasks.scoring import invalid_rate as _invalid_rate
 from temporal_tasks.video import BackgroundBuilds, build_workers, num_frames_in_force
 
@@ -476,6 +476,8 @@ def _aggregators(name: str) -> dict[str, Callable[[list], float]]:
 
 for _name in UNITS:
     globals().update(_aggregators(_name))
+# The same metrics as functions over pairs (``temporal-tasks compare``), keyed by aggregation name.
+GROUP_OUTCOMES = outcome_functions(NAME, UNITS)
 
 
 def invalid_rate(items: list) -> float:
