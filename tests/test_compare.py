@@ -93,7 +93,8 @@ def test_compare_two_replay_runs(lmms_eval, fixture_root, tmp_path, monkeypatch,
     assert (tmp_path / "cmp" / "compare.png").stat().st_size > 1000
     with open(tmp_path / "cmp" / "compare.csv") as fh:
         assert len(list(csv.DictReader(fh))) == len(expected)
-    assert "| vinoground_group | group_score | 100.00 | 50.00 | -50.00 |" in (tmp_path / "cmp" / "compare.md").read_text()
+    table = (tmp_path / "cmp" / "compare.md").read_text()
+    assert "| vinoground_group | group_score | 100.00 | 50.00 | -50.00 |" in table
 
     # different N: refused, naming it; --force compares and says so
     with pytest.raises(DataError, match="timeblind_iacc: .*frames.n: null != 16"):
@@ -102,6 +103,11 @@ def test_compare_two_replay_runs(lmms_eval, fixture_root, tmp_path, monkeypatch,
     assert "frames.n" in capsys.readouterr().err
     forced, notes = compare_runs(runs[1], runs[2], force=True)
     assert all(r.diff == 0 for r in forced) and any("--force" in n for n in notes)
+
+    # lmms-eval's --baseline: one warning naming compare
+    (base_samples,) = runs[0].rglob("*_samples_timeblind_iacc.jsonl")
+    run = lmms_eval(tasks, responses=new, args=["--baseline", str(base_samples)])
+    assert run.output.count("does not apply to our tasks") == 1 and "temporal-tasks compare" in run.output
 
 
 def test_compare_needs_shared_tasks(tmp_path):
