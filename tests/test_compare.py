@@ -115,3 +115,42 @@ def test_compare_needs_shared_tasks(tmp_path):
     a.mkdir(), b.mkdir()
     with pytest.raises(DataError, match="compare needs each run's --log_samples"):
         compare_runs(a, b)
+
+
+@pytest.mark.parametrize(
+    "task",
+    ["timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "velociti_strictvle", "velociti_mc",
+     "velociti_strictvle_prob"],
+)  # fmt: skip
+@pytest.mark.parametrize("mode", ["robust", "official"])
+def test_group_outcomes_give_every_metric(task, mode, offline_env, monkeypatch):
+    """Each compared metric, as a function over groups, is exactly the number the task reports."""
+    import random
+
+    from temporal_tasks.compare import comparable_metrics
+    from temporal_tasks.registry import task_config
+    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.samples import task_docs
+
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    docs = task_docs(task)
+    process_results = _resolve(task_config(task)["process_results"])
+    rng = random.Random(7)
+    items: dict[str, list] = {}
+    for doc in docs:
+        if task.endswith("_prob"):
+            results = [(rng.uniform(0, 3), False), (rng.uniform(0, 3), False)]
+        else:
+            results = [rng.choice(["A", "B", "Yes", "No", "", "maybe"])]
+        for key, payload in process_results(doc, results).items():
+            items.setdefault(key, []).append(payload)
+    for payloads in items.values():
+        rng.shuffle(payloads)  # aggregations get ranks' payloads in any order
+    metrics = comparable_metrics(task, categories=True)
+    assert len(metrics) >= 3
+    for key, aggregate, outcomes in metrics:
+        if key in items:
+            found = outcomes(items[key])
+            expected = aggregate(items[key])
+            assert found.value() == pytest.approx(expected, nan_ok=True), key
+            assert len(found.ids) == len(found.counts)
