@@ -188,6 +188,7 @@ class Run:
     limit: Any
     n_samples: dict[str, Any]
     results: dict[str, dict[str, Value]]  # task -> metric -> value
+    provenance: dict[str, dict] = field(default_factory=dict)  # task -> provenance record (temporal_tasks.provenance)
 
     @property
     def partial(self) -> bool:
@@ -331,6 +332,8 @@ def model_label(data: dict[str, Any], path: Path) -> str:
 
 def load_run(path: str | Path) -> Run:
     """Read one lmms-eval ``*_results.json``."""
+    from temporal_tasks.provenance import from_results
+
     path = Path(path)
     try:
         # json accepts the NaN that lmms-eval writes for undefined metrics.
@@ -355,6 +358,7 @@ def load_run(path: str | Path) -> Run:
         limit=cfg.get("limit"),
         n_samples=data.get("n-samples") or {},
         results=results,
+        provenance=from_results(data),
     )
 
 
@@ -717,6 +721,10 @@ def _run_line(run: Run) -> list[str]:
         f"n-samples (scored/total) {', '.join(counts) or '?'}; file `{run.path}`"
     )
     lines = [line]
+    from temporal_tasks.provenance import describe
+
+    for task, record in sorted(run.provenance.items()):
+        lines.append(f"  - provenance of `{task}`: {describe(record)}")
     if run.partial:
         lines.append(
             f"  - ⚠ **partial run** (`--limit {run.limit}`): numbers cover a subset of each benchmark and are "
@@ -946,7 +954,19 @@ def summary_table(results: Iterable[str | Path]) -> str:
         raise ValueError("no task of the results has a headline metric to summarise")
     partial = [r.label for r in runs if r.partial]
     note = [f"(partial runs, --limit: {', '.join(partial)})"] if partial else []
-    return "\n".join(_md_table(header, rows) + note)
+    return "\n".join(_md_table(header, rows) + note + provenance_lines(runs))
+
+
+def provenance_lines(runs: list[Run]) -> list[str]:
+    """One line per run and task: what produced the numbers (reading, N and its source, data, seed, cut)."""
+    from temporal_tasks.provenance import describe
+
+    lines = []
+    for run in runs:
+        for task, record in sorted(run.provenance.items()):
+            who = f"{run.label} " if len(runs) > 1 else ""
+            lines.append(f"- {who}{task}: {describe(record)}")
+    return ["", "Provenance:", *lines] if lines else []
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -137,3 +138,30 @@ def test_describe_and_from_results():
     results = {"configs": {"t": {"metadata": {"version": 1.0, "provenance": rec}}, "u": {"metadata": {}}}}
     assert provenance.from_results(results) == {"t": rec}
     assert provenance.differences(rec, {**rec, "reading": "robust"}) == ['reading: "official" != "robust"']
+
+
+def test_summary_and_report_print_provenance(tmp_path):
+    from temporal_tasks import report
+
+    rec = {
+        "version": 1, "temporal_tasks": "0.1.0", "task": "vinoground_group", "reading": "robust",
+        "frames": {"n": 8, "source": "--model_args max_num_frames=8", "applies_to": "paired videos"},
+        "paired_layout": {"frames_per_clip": 3, "black_frames": 2},
+        "data": {"kind": "local", "path": "/data/vinoground", "questions": 2000, "videos": 1000,
+                 "annotations_sha256": "ab" * 32, "videos_sha256": "cd" * 32},
+        "shortcut": None, "cut": {"limit": None, "offset": 0},
+    }  # fmt: skip
+    path = tmp_path / "run" / "20261122_101010_results.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({
+        "results": {"vinoground_group": {"alias": "vinoground_group", "group_score,none": 12.5}},
+        "configs": {"vinoground_group": {"metadata": {"version": 1.0, "provenance": rec}}},
+        "config": {"model": "m", "model_args": "max_num_frames=8"},
+    }))  # fmt: skip
+    text = report.summary_table([path.parent])
+    assert "Provenance:" in text
+    line = text.splitlines()[-1]
+    assert "reading robust" in line and "N=8 (--model_args max_num_frames=8; paired videos)" in line
+    assert "paired 3+2+3" in line and "annotations ababababab" in line and "/data/vinoground" in line
+    report.main_report([str(path)], str(tmp_path / "rep"), references=False)
+    assert "provenance of `vinoground_group`: reading robust; N=8" in (tmp_path / "rep" / "report.md").read_text()
