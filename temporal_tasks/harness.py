@@ -114,7 +114,8 @@ class SharedPayload(dict):
     a metric's value and CI keys share one computation). In JSON it is ``{"same_as": <primary key>}``, so
     the samples file carries the payload once per question instead of once per metric key (6 to 20 times);
     ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers ranks with it)
-    keeps the full contents.
+    keeps the full contents. Read it with ``p[key]``, ``p.get``, ``dict(p)`` or ``{**p}``: ``p.items()`` is
+    the JSON view.
     """
 
     __slots__ = ("primary",)
