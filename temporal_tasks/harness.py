@@ -131,6 +131,20 @@ class SharedPayload(dict):
         return (SharedPayload, (dict(self), self.primary))
 
 
+class PrimaryPayload(dict):
+    """The primary key's copy of a payload (no answer): written in full; ``twin`` is the shared object of the
+    other keys, so scoring treats a list of these as that list (one table for every key of a question)."""
+
+    __slots__ = ("twin",)
+
+    def __init__(self, payload: dict, twin: dict) -> None:
+        super().__init__(payload)
+        self.twin = twin
+
+    def __reduce__(self):  # noqa: ANN204
+        return (PrimaryPayload, (dict(self), self.twin))
+
+
 def share(payload: dict, keys: Iterable[str]) -> dict[str, dict]:
     """``{key: payload}`` for each metric key, lean in the samples file (see :class:`SharedPayload`).
 
@@ -142,7 +156,7 @@ def share(payload: dict, keys: Iterable[str]) -> dict[str, dict]:
         return {}
     primary = next((k for k in PRIMARY_KEYS if k in keys), keys[0])
     ref = SharedPayload(payload, primary)
-    out: dict[str, dict] = {primary: {k: v for k, v in payload.items() if k != "answer"}}
+    out: dict[str, dict] = {primary: PrimaryPayload({k: v for k, v in payload.items() if k != "answer"}, ref)}
     out.update((key, ref) for key in keys if key != primary)
     return out
 

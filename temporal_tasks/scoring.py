@@ -267,7 +267,11 @@ def memo_metric(key: str, items: Sequence[Any], compute: Callable[[], MetricResu
 
 _table_lock = threading.Lock()
 _tables: dict[tuple, tuple[list, PayloadTable]] = {}
-_row_index: dict[str, Any] = {}
+# Tables of recent large payload lists, by payload identity: a category key's subset finds its rows in one of
+# them. Several, because one task's keys can hold two lists of the same questions (lean samples: the primary
+# key's own copies and the shared objects of the other keys, see harness.share).
+_row_indexes: list[dict[str, Any]] = []
+_MAX_ROW_INDEXES = 2
 
 
 def _factorize(values: list) -> tuple[np.ndarray, list]:
@@ -364,18 +368,29 @@ class PayloadTable:
         return self._matrices
 
 
+def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
+    # A payload with a ``twin`` (harness.PrimaryPayload) stands for that object: one table serves every key.
+    if not items or getattr(items[0], "twin", None) is None:
+        return items
+    try:
+        return [p.twin for p in items]
+    except AttributeError:
+        return items
+
+
 def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
     """The (memoised) table of ``items``; a list drawn from an already-built table reuses its rows."""
+    items = _twins(items)
     fp = _fingerprint(items)
     with _table_lock:
         hit = _tables.get(fp)
-        parent = dict(_row_index)
+        parents = list(_row_indexes)
     if hit is not None and _same(hit[0], items):
         return hit[1]
     table = None
-    if parent and items:
+    ids = np.fromiter(map(id, items), np.uint64, len(items)) if parents and items else None
+    for parent in parents if ids is not None else ():
         # Category keys hold a subset of the headline payload objects: find their rows by identity.
-        ids = np.fromiter(map(id, items), np.uint64, len(items))
         pos = np.searchsorted(parent["sorted_ids"], ids)
         pos = np.minimum(pos, len(parent["sorted_ids"]) - 1)
         if (parent["sorted_ids"][pos] == ids).all():
@@ -383,6 +398,7 @@ def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
             if len(rows) == 0 or np.bincount(rows).max() <= 1:
                 table = parent["table"].subset(rows)
                 table.source = np.arange(len(items))  # one row per payload, in the payloads' order
+                break
     if table is None:
         table = PayloadTable.build(items, label)
         if table.duplicates == 0 and len(items) >= 1000:
@@ -390,7 +406,8 @@ def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
             order = np.argsort(ids, kind="stable")
             # Keeping `items` alive keeps these identities valid while the index exists.
             with _table_lock:
-                _row_index.update(table=table, sorted_ids=ids[order], order=order, items=list(items))
+                _row_indexes.insert(0, dict(table=table, sorted_ids=ids[order], order=order, items=list(items)))
+                del _row_indexes[_MAX_ROW_INDEXES:]
     with _table_lock:
         if len(_tables) > 64:
             _tables.clear()

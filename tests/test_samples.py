@@ -26,6 +26,7 @@ def test_share_writes_the_payload_once_without_the_answer():
     assert list(out)[0] == "invalid_rate" and "answer" not in out["invalid_rate"]
     refs = [out[k] for k in ("trial_acc", "trial_acc_ci_low", "instance_acc_speed")]
     assert all(r is refs[0] for r in refs)  # one object: a metric's value and CI keys share one computation
+    assert out["invalid_rate"].twin is refs[0]  # scoring reads the primary copies as that object: one table
     assert dict(refs[0]) == payload and refs[0]["correct"] is True  # in the process: the full payload
     line = json.loads(json.dumps({"filtered_resps": "Yes.", **out}))
     assert line["trial_acc"] == {"same_as": "invalid_rate"}
