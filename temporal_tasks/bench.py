@@ -13,6 +13,9 @@ so a noisy machine moves numerator and denominator together. Rows:
   parse, payload) / lmms-eval's dummy model decoding 8 frames of the same video.
 * ``aggregate_1m_seconds``: every TimeBlind metric (CIs and categories included) over 1,000,000
   payloads, with the 100,000 ratio to show linear cost, and the peak memory of that step.
+* ``samples_kb_per_question``: bytes per question (KB) of the ``--log_samples`` file of the worst main task
+  on full-size data with empty answers (lmms-eval's own writer); ``..._long``: with 2,000-character answers,
+  less two copies of the answer.
 * ``vinoground_cold_over_warm``: wall time of a ``vinoground_group`` run through the real lmms-eval
   CLI with an empty cache / the same run with every paired video cached, with the replay model
   standing in for a GPU model (``latency_ms=300`` per question, visuals fetched); 50 pairs = 200
@@ -37,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 NUM_FRAMES = 32
+SAMPLES_KB_LIMIT = 2.5  # KB per question of a samples file, empty answers; with long answers plus two copies
 TARGETS = {
     "paired_build_speedup_vs_ffmpeg": (">=", 5.0),
     "paired_build_vs_decode_floor": ("<=", 2.0),
@@ -45,6 +49,8 @@ TARGETS = {
     "aggregate_1m_seconds": ("<=", 2.0),
     "aggregate_1m_vs_100k": ("<=", 11.0),  # linear: 10x the payloads, at most 11x the time
     "vinoground_cold_over_warm": ("<=", 1.05),
+    "samples_kb_per_question": ("<=", SAMPLES_KB_LIMIT),
+    "samples_kb_per_question_long": ("<=", SAMPLES_KB_LIMIT),
 }
 VINO_PAIRS = 50
 VINO_LATENCY_MS = 300.0
@@ -332,6 +338,75 @@ def bench_vinoground_cold_warm(
             "vinoground_warm_seconds": warm, "vinoground_cold_over_warm": cold / warm}  # fmt: skip
 
 
+SAMPLE_TASKS = (
+    "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",
+    "velociti_strictvle", "velociti_mc",
+)  # fmt: skip
+
+
+def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
+    """Bytes per question of ``task``'s ``--log_samples`` file, written by lmms-eval's own writer.
+
+    Each line is built as lmms-eval 0.7.3's evaluator builds it (``_process_document_results``: doc, target,
+    arguments, resps, filtered_resps, token counts, doc hash, then our ``process_results`` keys) for every
+    question of the data in ``TEMPORAL_TASKS_DATA_DIR``, all answering ``answer``, and saved with
+    ``EvaluationTracker.save_results_samples``.
+    """
+    from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+
+    from temporal_tasks.harness import doc_to_target, doc_to_text
+    from temporal_tasks.registry import task_config
+    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.samples import task_docs
+
+    docs = task_docs(task)
+    process_results = _resolve(task_config(task)["process_results"])
+    gen = {"max_new_tokens": 32, "do_sample": False, "temperature": 0, "until": ["\n\n"]}
+    samples = []
+    for i, doc in enumerate(docs):
+        samples.append(
+            {
+                "doc_id": i, "doc": doc, "target": doc_to_target(doc), "arguments": [doc_to_text(doc), gen],
+                "resps": [[answer]], "filtered_resps": [answer], "token_counts": [None],
+                "doc_hash": "0" * 64, **process_results(doc, [answer]),
+            }
+        )  # fmt: skip
+    out = work / f"samples_{task}_{len(answer)}"
+    tracker = EvaluationTracker(output_path=str(out))
+    tracker.general_config_tracker.model_name_sanitized = "bench"
+    tracker.date_id = "bench"
+    tracker.save_results_samples(task, samples)
+    (written,) = out.rglob(f"*_samples_{task}.jsonl")
+    return written.stat().st_size / len(docs)
+
+
+def bench_samples(work: Path, tasks: tuple[str, ...] = SAMPLE_TASKS, answer_chars: int = 2000) -> dict:
+    """``samples_kb_per_question``: the worst task's bytes per question (KB) on full-size data, empty answers;
+    ``samples_kb_per_question_long``: with ``answer_chars``-character answers, less two copies of the answer."""
+    from temporal_tasks.fixtures import write_fixtures
+
+    data = work / "full_data"
+    write_fixtures(data, sorted({t.split("_")[0] for t in tasks}), full=True)
+    old = {k: os.environ.get(k) for k in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_CACHE_DIR")}
+    os.environ.update(TEMPORAL_TASKS_DATA_DIR=str(data), TEMPORAL_TASKS_CACHE_DIR=str(work / "cache"))
+    try:
+        empty = {t: samples_bytes_per_question(t, "", work) / 1000 for t in tasks}
+        long = "x" * answer_chars
+        extra = {t: (samples_bytes_per_question(t, long, work) - 2 * answer_chars) / 1000 for t in tasks}
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    worst, worst_long = max(empty, key=empty.get), max(extra, key=extra.get)
+    return {
+        "samples_kb_per_question": empty[worst], "samples_worst_task": worst,
+        "samples_kb_per_question_long": extra[worst_long], "samples_worst_task_long": worst_long,
+        "samples_kb_by_task": {t: round(v, 3) for t, v in empty.items()},
+    }  # fmt: skip
+
+
 def run(
     pairs: int = 12,
     seconds: float = 10.0,
@@ -340,6 +415,7 @@ def run(
     latency_ms: float = VINO_LATENCY_MS,
     order: str = "doc",
     repeats: int = 1,
+    samples: bool = True,
 ) -> dict:
     """Run every row; returns the measurements (plus targets met). ``vinoground_pairs=0`` skips the CLI row."""
     work = Path(tempfile.mkdtemp(prefix="temporal-tasks-bench-"))
@@ -349,6 +425,8 @@ def run(
         result.update(bench_paired(clip_pairs, work))
         result.update(bench_overhead(clip_pairs, work))
         result.update(bench_aggregate(payloads))
+        if samples:
+            result.update(bench_samples(work))
         if vinoground_pairs > 0:
             result.update(bench_vinoground_cold_warm(clip_pairs, work, vinoground_pairs, latency_ms, order, repeats))
     finally:

@@ -202,6 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_parser(sub)
     add_summary_parser(sub)
 
+    from temporal_tasks.compare import add_compare_parser
+
+    add_compare_parser(sub)
+
     from temporal_tasks.bench import add_bench_parser
 
     add_bench_parser(sub)

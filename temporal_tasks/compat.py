@@ -69,6 +69,7 @@ class EvaluationFrames:
     limit: Any = None
     offset: Any = 0
     num_fewshot: Any = None  # simple_evaluate's ``num_fewshot`` (--num_fewshot)
+    baseline: Any = None  # simple_evaluate's ``baseline`` (--baseline)
     where: str = ""  # "simple_evaluate" or "evaluate": the innermost of them found
 
 
@@ -116,6 +117,7 @@ def evaluation_frames() -> EvaluationFrames | None:
             if found.model_args is None and "model_args" in loc:
                 found.model_args = loc.get("model_args")
                 found.num_fewshot = loc.get("num_fewshot")
+                found.baseline = loc.get("baseline")
     return found if seen else None
 
 

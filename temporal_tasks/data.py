@@ -155,11 +155,21 @@ def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkDa
                 f"dataset repo {HF_REPOS[name]} there (same layout), e.g. `temporal-tasks fixtures {env}` for the "
                 f"synthetic test copy, or unset {ENV_DATA_DIR} to download it."
             )
-        return BenchmarkData(name, root, offline=True)
+        data = BenchmarkData(name, root, offline=True)
+        _note(data)
+        return data
     if needs is not None and not media_needed():
         needs = _without_media(needs)
     root = _fetch(name, None if needs is None else list(needs), None)
-    return BenchmarkData(name, root, offline=False, revision=_revision(root))
+    data = BenchmarkData(name, root, offline=False, revision=_revision(root))
+    _note(data)
+    return data
+
+
+def _note(data: BenchmarkData) -> None:
+    from temporal_tasks.provenance import note_source
+
+    note_source(data)  # the provenance record names the data source of the docs being loaded
 
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")

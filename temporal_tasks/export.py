@@ -27,19 +27,20 @@ from temporal_tasks.rescore import find_sample_files, read_samples
 
 
 def question_payloads(lines: Iterable[dict]) -> list[dict]:
-    """One payload per sample line (the same payload sits under every metric key of the line)."""
+    """One payload per sample line, answer included (see :mod:`temporal_tasks.samples`)."""
     return [payload for payload, _doc in payloads_with_docs(lines)]
 
 
 def payloads_with_docs(lines: Iterable[dict]) -> list[tuple[dict, dict]]:
     """``(payload, logged doc)`` per sample line; the doc is ``{}`` where the line has none (lmms-eval 0.7.3)."""
+    from temporal_tasks.samples import line_payload
+
     out = []
     for line in lines:
-        for value in line.values():
-            if isinstance(value, dict) and "question_id" in value and "group_id" in value:
-                doc = line.get("doc")
-                out.append((value, doc if isinstance(doc, dict) else {}))
-                break
+        payload = line_payload(line)  # lean lines: the answer comes back from filtered_resps
+        if payload is not None:
+            doc = line.get("doc")
+            out.append((payload, doc if isinstance(doc, dict) else {}))
     return out
 
 

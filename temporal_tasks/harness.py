@@ -141,14 +141,73 @@ def first_answer(results: Sequence[Any] | None) -> str:
     return "" if first is None else str(first)
 
 
+# The metric key whose sample-file entry holds the question's whole payload (less the answer text, which
+# lmms-eval already logs as ``filtered_resps``); every other key of the line holds ``{"same_as": <that key>}``.
+PRIMARY_KEYS = ("invalid_rate",)
+SAME_AS = "same_as"
+
+
+class SharedPayload(dict):
+    """The payload every non-primary metric key of a question receives: one object shared by those keys.
+
+    In the process it is the full payload (aggregations read it like a dict, and sharing one object lets
+    a metric's value and CI keys share one computation). In JSON it is ``{"same_as": <primary key>}``, so
+    the samples file carries the payload once per question instead of once per metric key (6 to 20 times);
+    ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers ranks with it)
+    keeps the full contents. Read it with ``p[key]``, ``p.get``, ``dict(p)`` or ``{**p}``: ``p.items()`` is
+    the JSON view.
+    """
+
+    __slots__ = ("primary",)
+
+    def __init__(self, payload: dict, primary: str) -> None:
+        super().__init__(payload)
+        self.primary = primary
+
+    def items(self):  # noqa: ANN201 - what json.dumps sees
+        return {SAME_AS: self.primary}.items()
+
+    def __reduce__(self):  # noqa: ANN204
+        return (SharedPayload, (dict(self), self.primary))
+
+
+class PrimaryPayload(dict):
+    """The primary key's copy of a payload (no answer): written in full; ``twin`` is the shared object of the
+    other keys, so scoring treats a list of these as that list (one table for every key of a question)."""
+
+    __slots__ = ("twin",)
+
+    def __init__(self, payload: dict, twin: dict) -> None:
+        super().__init__(payload)
+        self.twin = twin
+
+    def __reduce__(self):  # noqa: ANN204
+        return (PrimaryPayload, (dict(self), self.twin))
+
+
+def share(payload: dict, keys: Iterable[str]) -> dict[str, dict]:
+    """``{key: payload}`` for each metric key, lean in the samples file (see :class:`SharedPayload`).
+
+    The primary key (``invalid_rate`` where the task has it, else the first key) gets the payload without
+    the raw answer; ``temporal_tasks.samples`` puts the answer back from the line's ``filtered_resps``.
+    """
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    primary = next((k for k in PRIMARY_KEYS if k in keys), keys[0])
+    ref = SharedPayload(payload, primary)
+    out: dict[str, dict] = {primary: PrimaryPayload({k: v for k, v in payload.items() if k != "answer"}, ref)}
+    out.update((key, ref) for key in keys if key != primary)
+    return out
+
+
 def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[str] = ()) -> dict[str, dict]:
     """Map each metric key this question feeds to its payload (categories as ``<metric>_<category>``)."""
-    out = {key: payload for key in headline}
+    keys = list(headline)
     cats = [slug(c) for c in payload["categories"]]
     for metric in per_category:
-        for cat in cats:
-            out[f"{metric}_{cat}"] = payload
-    return out
+        keys.extend(f"{metric}_{cat}" for cat in cats)
+    return share(payload, keys)
 
 
 def check_zero_shot() -> None:
@@ -196,15 +255,22 @@ def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
     A data problem ends the process with its message and exit status 1 (see ``data.stop``), and so
-    does ``--num_fewshot`` above 0 (these benchmarks are zero-shot; lmms-eval would crash later).
+    does ``--num_fewshot`` above 0 (these benchmarks are zero-shot; lmms-eval would crash later). The
+    docs' provenance record is stored in the running task's ``metadata`` (:mod:`temporal_tasks.provenance`).
     """
     import datasets
+
+    from temporal_tasks.provenance import attach, collect_sources
 
     check_zero_shot()
     check_config_env()
 
     try:
-        docs = load()
+        with collect_sources() as sources:
+            docs = load()
+        # The run's provenance goes into the task config's metadata: the results JSON and the response-cache
+        # key (--use_cache) both include it, so changed videos, N or seed never reuse a cached answer.
+        attach(docs, sources)
     except DataError as exc:
         stop(exc)
     return datasets.Dataset.from_list(docs)

@@ -199,6 +199,7 @@ class Run:
     limit: Any
     n_samples: dict[str, Any]
     results: dict[str, dict[str, Value]]  # task -> metric -> value
+    provenance: dict[str, dict] = field(default_factory=dict)  # task -> provenance record (temporal_tasks.provenance)
 
     @property
     def partial(self) -> bool:
@@ -342,6 +343,8 @@ def model_label(data: dict[str, Any], path: Path) -> str:
 
 def load_run(path: str | Path) -> Run:
     """Read one lmms-eval ``*_results.json``."""
+    from temporal_tasks.provenance import from_results
+
     path = Path(path)
     try:
         # json accepts the NaN that lmms-eval writes for undefined metrics.
@@ -366,6 +369,7 @@ def load_run(path: str | Path) -> Run:
         limit=cfg.get("limit"),
         n_samples=data.get("n-samples") or {},
         results=results,
+        provenance=from_results(data),
     )
 
 
@@ -735,6 +739,10 @@ def _run_line(run: Run) -> list[str]:
         f"n-samples (scored/total) {', '.join(counts) or '?'}; file `{run.path}`"
     )
     lines = [line]
+    from temporal_tasks.provenance import describe
+
+    for task, record in sorted(run.provenance.items()):
+        lines.append(f"  - provenance of `{task}`: {describe(record)}")
     if run.partial:
         lines.append(
             f"  - ⚠ **partial run** (`--limit {run.limit}`): numbers cover a subset of each benchmark and are "
@@ -916,12 +924,13 @@ def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
     if not samples.is_file():
         return None
     from temporal_tasks.runs import read_samples
+    from temporal_tasks.samples import fed_keys, line_payload
     from temporal_tasks.scoring import complete_groups
 
     payloads = []
-    for record in read_samples(samples):  # stops on a file holding answers from two runs
-        payload = record.get(metric)
-        if isinstance(payload, dict) and "group_id" in payload and "group_size" in payload:
+    for line in read_samples(samples):  # stops on a file holding answers from two runs
+        payload = line_payload(line) if metric in fed_keys(line) else None
+        if payload is not None and "group_size" in payload:
             payloads.append(payload)
     return complete_groups(payloads) if payloads else None
 
@@ -965,7 +974,19 @@ def summary_table(results: Iterable[str | Path], run: str | None = None) -> str:
     partial = [r.label for r in runs if r.partial]
     note = [f"(partial runs, --limit: {', '.join(partial)})"] if partial else []
     note += [f"({n})" for n in notes]
-    return "\n".join(_md_table(header, rows) + note)
+    return "\n".join(_md_table(header, rows) + note + provenance_lines(runs))
+
+
+def provenance_lines(runs: list[Run]) -> list[str]:
+    """One line per run and task: what produced the numbers (reading, N and its source, data, seed, cut)."""
+    from temporal_tasks.provenance import describe
+
+    lines = []
+    for run in runs:
+        for task, record in sorted(run.provenance.items()):
+            who = f"{run.label} " if len(runs) > 1 else ""
+            lines.append(f"- {who}{task}: {describe(record)}")
+    return ["", "Provenance:", *lines] if lines else []
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:

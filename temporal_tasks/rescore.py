@@ -1,9 +1,11 @@
 """Recompute our tasks' metrics from lmms-eval's ``--log_samples`` files, without the model.
 
-Each sample line holds, under every metric key the question fed, the payload our
-``process_results`` returned (raw answer, gold, parser name, ...). Rescoring re-parses the
-raw answer (in the recorded parser mode, or the one asked for) and runs the very aggregation
-functions the task YAML names, so a rescore reproduces the run exactly.
+Each sample line holds the payload our ``process_results`` returned (gold, parser name, readings, ...)
+once, ``same_as`` references under the other metric keys it fed, and the raw answer as lmms-eval's
+``filtered_resps`` (:mod:`temporal_tasks.samples`). Rescoring re-parses the raw answer (in the recorded
+parser mode, or the one asked for) and runs the very aggregation functions the task YAML names, so a
+rescore reproduces the run exactly. Samples of a ``--predict_only`` run are rebuilt from the task's data
+first. The result keeps each task's provenance record and adds ``rescored`` (the reading it used).
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ def reparse(payload: dict, mode: str | None) -> dict:
 
 
 @contextmanager
-def _parser_env(mode: str | None):
+def parser_env(mode: str | None):
+    """Set ``TEMPORAL_TASKS_PARSER`` inside the block: some aggregations follow the parser mode."""
     # Some aggregations follow the parser mode (e.g. the official rule drops unreadable pairs).
     old = os.environ.get("TEMPORAL_TASKS_PARSER")
     if mode:
@@ -108,27 +111,40 @@ def _parser_env(mode: str | None):
                 os.environ["TEMPORAL_TASKS_PARSER"] = old
 
 
+def _effective_mode(payloads: list[dict], mode: str | None) -> str | None:
+    recorded = {p.get("parser_mode") for p in payloads}
+    recorded.discard(None)
+    return mode or (recorded.pop() if len(recorded) == 1 else None)
+
+
+def task_items(task: str, lines: list[dict], mode: str | None = None) -> tuple[dict[str, list], str | None]:
+    """``({metric key: payloads}, parser mode)`` of ``task``'s sample lines, re-parsed in ``mode`` (or as recorded).
+
+    One payload object per question across keys, as in the live run (lean or full lines, see
+    :mod:`temporal_tasks.samples`).
+    """
+    from temporal_tasks.samples import fed_keys, line_payload
+
+    items: dict[str, list] = {key: [] for key, _fn, _hib in task_metrics(task)}
+    payloads = []
+    for line in lines:
+        payload = line_payload(line)
+        if payload is None:
+            continue
+        payloads.append(payload)
+        fresh = reparse(payload, mode)
+        for key in fed_keys(line):
+            if key in items:
+                items[key].append(fresh)
+    return items, _effective_mode(payloads, mode)
+
+
 def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[str, float]:
     """Every metric of ``task`` from its sample lines."""
-    metrics = task_metrics(task)
-    recorded = {p.get("parser_mode") for line in lines for k, _f, _h in metrics if isinstance(p := line.get(k), dict)}
-    recorded.discard(None)
-    effective = mode or (recorded.pop() if len(recorded) == 1 else None)
-    items: dict[str, list] = {key: [] for key, _fn, _hib in metrics}
-    for line in lines:
-        fresh: dict[str, dict] = {}
-        for key, _fn, _hib in metrics:
-            payload = line.get(key)
-            if not isinstance(payload, dict):
-                continue
-            qid = payload.get("question_id")
-            # One object per question across keys, as in the live run.
-            if qid not in fresh:
-                fresh[qid] = reparse(payload, mode)
-            items[key].append(fresh[qid])
+    items, effective = task_items(task, lines, mode)
     out = {}
-    with _parser_env(effective):
-        for key, fn, _hib in metrics:
+    with parser_env(effective):
+        for key, fn, _hib in task_metrics(task):
             if items[key]:  # lmms-eval reports no row for a key no question returned
                 out[key] = float(fn(items[key]))
     return out
@@ -146,28 +162,38 @@ def _run_config(run: Run) -> dict:
 
 
 def rescore(paths: Iterable[str | Path], mode: str | None = None, run: str | None = None) -> dict:
-    """Rescore the samples files of one run (``run``: ``--run``); returns a dict in lmms-eval's results format.
+    """Rescore the samples files of one run (``run``: ``--run``); returns a dict in lmms-eval's results format,
+    with each task's provenance.
 
-    ``config`` names the run (``run``, ``run_note`` when a choice was made) and its model.
+    ``config`` names the run (``run``, ``run_note`` when a choice was made) and its model. Samples of a
+    ``--predict_only`` run are scored from the task's data (checked against the run's provenance); a file
+    that cannot be scored raises ``DataError``.
     """
+    from temporal_tasks.samples import line_payloads, scorable_lines
+
     files, chosen, note = select_samples(paths, run)
-    results, hib, nsamples = {}, {}, {}
+    results, hib, nsamples, configs = {}, {}, {}, {}
     for task, file in sorted(files.items()):
-        lines = read_samples(file)
+        task_metrics(task)  # an unknown task stops here, naming it
+        lines, record, predict_only = scorable_lines(task, file)
+        payloads = line_payloads(lines)
         values = rescore_task(task, lines, mode)
-        if lines and not values:
-            raise DataError(
-                f"{file}: no answer payload of ours in its {len(lines)} lines (a --predict_only run logs the raw "
-                "answers only), so there is nothing to rescore. Rerun without --predict_only, or rescore the "
-                "samples of a scored run."
-            )
+        if not values:
+            raise DataError(f"{file}: no metric of {task} could be computed from its lines; rerun with --log_samples.")
         results[task] = {"alias": task, **{f"{k},none": v for k, v in values.items()}}
         hib[task] = {k: h for k, _f, h in task_metrics(task) if k in values}
         nsamples[task] = {"original": len(lines), "effective": len(lines)}
+        rescored = {
+            "reading": _effective_mode(payloads, mode) or "robust",
+            "samples": str(file),
+            "predict_only": predict_only,
+        }
+        configs[task] = {"metadata": {"provenance": {**(record or {"version": None}), "rescored": rescored}}}
     return {
         "results": results,
         "higher_is_better": hib,
         "n-samples": nsamples,
+        "configs": configs,
         "config": {
             **_run_config(chosen),
             "run": chosen.name,

@@ -194,8 +194,10 @@ def read_samples(path: str | Path) -> list[dict]:
 
 
 def _question_and_answer(record: dict) -> tuple[str | None, object]:
-    # Our payloads sit under each metric key; any one of them names the question and the raw answer.
+    # Our payloads sit under the metric keys; any one of them names the question. The raw answer is
+    # lmms-eval's own filtered_resps (lean samples files keep it only there), else the payload's copy.
     for key, value in record.items():
         if key != "doc" and isinstance(value, dict) and "question_id" in value:
-            return str(value["question_id"]), value.get("answer", value.get("pred"))
+            answer = record["filtered_resps"] if "filtered_resps" in record else value.get("answer", value.get("pred"))
+            return str(value["question_id"]), json.dumps(answer, sort_keys=True, default=str)
     return None, None

@@ -35,9 +35,10 @@ from temporal_tasks.log import warn_once
 from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass
 
 __all__ = [
-    "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "InvalidPolicy", "Metric", "MetricResult", "Payload", "PayloadTable", "Units",
-    "aggregators", "bootstrap_ci", "complete_groups", "group_counts", "percent", "payload_table", "question_rate",
-    "reset_pass", "score", "slug", "stratum_values",
+    "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "GroupOutcomes", "InvalidPolicy", "Metric", "MetricResult", "Payload",
+    "PayloadTable", "Units", "aggregators", "bootstrap_ci", "complete_groups", "group_counts", "group_outcomes",
+    "outcome_functions", "payload_table", "percent", "question_rate", "reset_pass", "score", "slug",
+    "stratified_percent", "stratum_values",
 ]  # fmt: skip
 
 Units = Sequence[Sequence[str]] | Literal["each", "all"]
@@ -349,6 +350,72 @@ def complete_groups(items: Sequence[Payload]) -> int:
         members.setdefault(p["group_id"], set()).add(p["role"])
         sizes.setdefault(p["group_id"], int(p["group_size"]))
     return sum(len(roles) == sizes[gid] for gid, roles in members.items())
+
+
+# --------------------------------------------------------------------------- metrics as functions over groups
+
+
+@dataclass(frozen=True)
+class GroupOutcomes:
+    """A metric as a function over groups: per group ``[right units, units]`` and, optionally, its stratum.
+
+    The value is ``100 * sum(right) / sum(units)``, or with ``strata`` the mean over strata of that
+    percentage (VELOCITI's mean over tests). :func:`bootstrap_ci` resamples these groups; ``compare``
+    resamples them paired between two runs.
+    """
+
+    ids: list[str]
+    counts: np.ndarray
+    strata: list[str] | None = None
+
+    def value(self) -> float:
+        """The metric value these outcomes give."""
+        return stratified_percent(self.counts, self.strata)
+
+
+def stratified_percent(counts: np.ndarray, strata: Sequence[str] | None = None) -> float:
+    """``100 * sum(right) / sum(units)``; with ``strata``, the mean over strata with units of that percentage."""
+    counts = np.asarray(counts, dtype=np.int64).reshape(-1, 2)
+    if strata is None:
+        return percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
+    labels = np.asarray(strata)
+    values = [
+        percent(int(counts[labels == s, 0].sum()), int(counts[labels == s, 1].sum())) for s in sorted(set(strata))
+    ]
+    values = [v for v in values if not math.isnan(v)]
+    return sum(values) / len(values) if values else math.nan
+
+
+def group_outcomes(
+    items: Sequence[Payload], metric: Metric, *, label: str = "", row_value: str | None = None
+) -> GroupOutcomes:
+    """The per-group counts behind :func:`score` (complete groups that hold a unit, excluded strata left out),
+    with their group ids: the same reduction the value and its CI come from."""
+    if not items:
+        return GroupOutcomes([], np.zeros((0, 2), dtype=np.int64))
+    table = payload_table(items, label)
+    counts, complete = group_counts(table, metric, row_value)
+    seen = table.matrices()[4]
+    ids = np.asarray([str(g) for g in table.group_names[seen[complete]].tolist()], dtype=object)
+    keep = counts[:, 1] > 0
+    strata = None
+    if metric.strata is not None:
+        labels = group_strata(table, metric.strata)
+        keep &= ~np.isin(labels, list(metric.exclude_strata))
+        strata = [str(x) for x in labels[keep].tolist()]
+    return GroupOutcomes(ids[keep].tolist(), counts[keep], strata)
+
+
+def outcome_functions(label: str, metrics: Mapping[str, Metric]) -> dict[str, Callable[[list], GroupOutcomes]]:
+    """``{aggregation name: items -> GroupOutcomes}`` for the aggregations :func:`aggregators` builds."""
+    out: dict[str, Callable[[list], GroupOutcomes]] = {}
+    for name, metric in metrics.items():
+
+        def outcomes(items: list, _metric: Metric = metric) -> GroupOutcomes:
+            return group_outcomes(items, _metric, label=label)
+
+        out[name] = out[f"{name}_category"] = outcomes
+    return out
 
 
 # --------------------------------------------------------------------------- lmms-eval aggregations

@@ -167,8 +167,20 @@ def _fingerprint(items: Sequence[Any]) -> tuple:
     return (n, *(id(items[i]) for i in range(0, n, step)), id(items[-1]))
 
 
+def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
+    # A payload with a ``twin`` (harness.PrimaryPayload: the lean samples file's full copy under the primary
+    # key) stands for that shared object, so that one table serves every metric key of a task.
+    if not items or getattr(items[0], "twin", None) is None:
+        return items
+    try:
+        return [p.twin for p in items]
+    except AttributeError:
+        return items
+
+
 def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
     """The table of ``items``: the pass's own, a subset of it found by identity, or a new pass."""
+    items = _twins(items)
     with _pass_lock:
         current = _current[0] if _current else None
     if current is not None:

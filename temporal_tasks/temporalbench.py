@@ -43,10 +43,10 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload
+from temporal_tasks.harness import docs_dataset, first_answer, make_payload, share
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option, truncated_thinking
-from temporal_tasks.scoring import Metric, MetricResult, question_rate, score, slug
+from temporal_tasks.scoring import Metric, MetricResult, outcome_functions, question_rate, score, slug
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()
@@ -321,16 +321,16 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     """The question's payload under the headline keys, its source's keys and its video's category keys."""
     payload = make_payload(doc, first_answer(results))
     payload.update(source=doc["source"], category=doc.get("category") or "", part=doc.get("part", ""))
-    out = {key: payload for key in HEADLINE}
+    keys = list(HEADLINE)
     src = slug(doc["source"])
     if src in SOURCE_SLUGS:
-        out[f"binary_acc_{src}"] = out[f"mba_{src}"] = payload
+        keys += [f"binary_acc_{src}", f"mba_{src}"]
     # Every category of the video, not only this question's: the category aggregation must see
     # the whole video to leave a --limit-cut video out, as every other metric does.
-    for cat in {slug(c) for c in doc.get("video_categories") or ()}:
+    for cat in sorted({slug(c) for c in doc.get("video_categories") or ()}):
         if cat in CATEGORY_SLUGS:
-            out[f"binary_acc_{cat}"] = out[f"mba_{cat}"] = payload
-    return out
+            keys += [f"binary_acc_{cat}", f"mba_{cat}"]
+    return share(payload, keys)
 
 
 # BA: every binary question of the complete videos ("each"); MBA: a video's questions all right ("all").
@@ -395,6 +395,11 @@ def mba_ci_low(items: list) -> float:
 def mba_ci_high(items: list) -> float:
     """MBA: 95% CI high (videos bootstrapped)."""
     return _score(items, "mba").ci_high
+
+
+# BA and MBA (and one source's, the *_subset keys) as functions over videos, for ``temporal-tasks compare``.
+GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
+GROUP_OUTCOMES.update(binary_acc_subset=GROUP_OUTCOMES["binary_acc"], mba_subset=GROUP_OUTCOMES["mba"])
 
 
 def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:

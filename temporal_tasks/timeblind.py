@@ -33,7 +33,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
-from temporal_tasks.scoring import Metric, aggregators, question_rate
+from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
 
 NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
@@ -243,8 +243,11 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
 
 
 # trial_acc, question_acc, video_acc, instance_acc and their *_ci_low / *_ci_high keys
-_AGGREGATORS = aggregators(NAME, {name: Metric(units) for name, units in UNITS.items()}, report="instance_acc")
+METRICS = {name: Metric(units) for name, units in UNITS.items()}
+_AGGREGATORS = aggregators(NAME, METRICS, report="instance_acc")
 globals().update(_AGGREGATORS)
+# The same metrics as functions over instances (``temporal-tasks compare``), keyed by aggregation name.
+GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
 
 
 def invalid_rate(items: list) -> float:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ from temporal_tasks.data import (
     content_dirs,
     find_in,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload
+from temporal_tasks.harness import docs_dataset, first_answer, make_payload, share
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import (
     YES_NO_OPTIONS,
@@ -47,7 +47,15 @@ from temporal_tasks.parsing import (
     register_parser,
     robust_yes_no,
 )
-from temporal_tasks.scoring import InvalidPolicy, Metric, MetricResult, question_rate, score
+from temporal_tasks.scoring import (
+    GroupOutcomes,
+    InvalidPolicy,
+    Metric,
+    MetricResult,
+    group_outcomes,
+    question_rate,
+    score,
+)
 
 NAME = "velociti"
 FIELDS = ("video_id", "test_name", "event", "pos", "neg", "in_subset")
@@ -355,7 +363,9 @@ MC_KEYS = (
 def _keys_for(payload: dict, keys: Sequence[str]) -> dict[str, dict]:
     # A per-test key only receives that test's questions; headline keys receive all of them.
     test = payload["test"]
-    return {k: payload for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")}
+    return share(
+        payload, [k for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")]
+    )
 
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
@@ -616,3 +626,22 @@ def mc_both_ci_low(items: list) -> float:
 def mc_both_ci_high(items: list) -> float:
     """MC both-orders average: 95% CI high."""
     return _score(items, "mc_both").ci_high
+
+
+def _outcomes(name: str, per_test: bool) -> Callable[[list], GroupOutcomes]:
+    def outcomes(items: list) -> GroupOutcomes:
+        metric = METRICS[name]
+        if per_test:
+            metric = replace(metric, exclude_strata=(), expect_strata=0, one_stratum=True)
+        return group_outcomes(items, metric, label=LABELS[name])
+
+    return outcomes
+
+
+# The metrics as functions over rows (``temporal-tasks compare``), keyed by aggregation name: the very
+# Metric specs of the values and CIs. The per-test keys hold one test's rows. mc_bias (a difference of two
+# averages) has none.
+GROUP_OUTCOMES: dict[str, Callable[[list], GroupOutcomes]] = {
+    **{name: _outcomes(name, False) for name in METRICS},
+    **{f"{name}_test": _outcomes(name, True) for name in METRICS},
+}

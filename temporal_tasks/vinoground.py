@@ -37,7 +37,7 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
-from temporal_tasks.scoring import Metric, aggregators, question_rate
+from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
 from temporal_tasks.video import (
     BackgroundBuilds,
     build_workers,
@@ -462,8 +462,11 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
 
 # text_score, video_score, group_score and their *_ci_low / *_ci_high / *_category variants. Each score warns
 # about cut pairs (a task may lack the others; warn_once prints the message once).
-_AGGREGATORS = aggregators(NAME, {name: Metric(units) for name, units in UNITS.items()}, report=tuple(UNITS))
+METRICS = {name: Metric(units) for name, units in UNITS.items()}
+_AGGREGATORS = aggregators(NAME, METRICS, report=tuple(UNITS))
 globals().update(_AGGREGATORS)
+# The same metrics as functions over pairs (``temporal-tasks compare``), keyed by aggregation name.
+GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
 
 
 def invalid_rate(items: list) -> float:

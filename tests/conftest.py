@@ -44,12 +44,23 @@ class Run:
     returncode: int
     output: str
     results: dict = field(default_factory=dict)
-    samples: dict = field(default_factory=dict)
+    samples: dict = field(default_factory=dict)  # lines with the full payload under every key it fed
+    raw_samples: dict = field(default_factory=dict)  # the lines as written (lean: same_as references)
 
     def metrics(self, task: str) -> dict[str, float]:
         """``{metric: value}`` of one task, without lmms-eval's ``,none`` filter suffix."""
         raw = self.results["results"][task]
         return {k.split(",")[0]: v for k, v in raw.items() if k.endswith(",none") and "_stderr" not in k}
+
+
+def expand_line(line: dict) -> dict:
+    """A sample line with its full payload (answer included) under every metric key it fed."""
+    from temporal_tasks.samples import fed_keys, line_payload
+
+    payload = line_payload(line)
+    if payload is None:
+        return line
+    return {**line, **{key: payload for key in fed_keys(line)}}
 
 
 def write_responses(path: Path, answers: dict[str, str]) -> Path:
@@ -106,7 +117,9 @@ def lmms_eval(fixture_root, cache_root, tmp_path):
             run_.results = json.loads(found[-1].read_text())
             for sample_file in (out / "results").rglob("*_samples_*.jsonl"):
                 task = sample_file.stem.split("_samples_", 1)[1]
-                run_.samples[task] = [json.loads(x) for x in sample_file.read_text().splitlines() if x.strip()]
+                lines = [json.loads(x) for x in sample_file.read_text().splitlines() if x.strip()]
+                run_.raw_samples[task] = lines
+                run_.samples[task] = [expand_line(line) for line in lines]
         if expect_ok:
             assert proc.returncode == 0 and found, f"lmms-eval failed ({proc.returncode}):\n{run_.output[-6000:]}"
         return run_

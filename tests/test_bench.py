@@ -12,7 +12,7 @@ import pytest
 KEYS = (
     "paired_build_speedup_vs_ffmpeg", "paired_build_vs_decode_floor", "cache_hit_ms", "overhead_fraction",
     "aggregate_1m_seconds", "aggregate_1m_peak_mb", "aggregate_1m_vs_100k", "vinoground_cold_over_warm",
-    "vinoground_cold_seconds", "vinoground_warm_seconds",
+    "vinoground_cold_seconds", "vinoground_warm_seconds", "samples_kb_per_question", "samples_kb_per_question_long",
 )  # fmt: skip
 
 
@@ -38,3 +38,14 @@ def test_bench_json_last_line():
     assert result["vinoground_cold_seconds"] > 0 and result["vinoground_warm_seconds"] > 0
     assert result["vinoground_cold_over_warm"] == result["vinoground_cold_seconds"] / result["vinoground_warm_seconds"]
     assert "| vinoground_cold_over_warm |" in out.stdout
+    # samples files of every main task on full-size data: the worst task within the target
+    assert set(result["samples_kb_by_task"]) == {
+        "timeblind_iacc",
+        "vinoground_group",
+        "temporalbench_short_mba",
+        "temporalbench_long_mba",
+        "velociti_strictvle",
+        "velociti_mc",
+    }
+    assert 0 < result["samples_kb_per_question"] <= 2.5 and result["samples_kb_per_question_long"] <= 2.5
+    assert "| samples_kb_per_question |" in out.stdout

@@ -35,7 +35,7 @@ def test_contract_evaluation_frames_hold_the_model_and_the_selection():
     from lmms_eval import evaluator
 
     simple = _locals_of(evaluator.simple_evaluate)
-    assert {"model", "model_args", "lm", "limit", "offset", "num_fewshot"} <= simple, LMMS_EVAL_CHANGED
+    assert {"model", "model_args", "lm", "limit", "offset", "num_fewshot", "baseline"} <= simple, LMMS_EVAL_CHANGED
     assert {"lm", "task_dict", "limit", "offset"} <= _locals_of(evaluator.evaluate), LMMS_EVAL_CHANGED
     assert inspect.unwrap(evaluator.evaluate).__module__ == compat.EVALUATOR_MODULE, LMMS_EVAL_CHANGED
     src = inspect.getsource(inspect.unwrap(evaluator.simple_evaluate))
@@ -233,7 +233,12 @@ def _timeblind_lines(fixture_root, monkeypatch, answer: str | None) -> list[dict
     from temporal_tasks import timeblind
 
     monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
-    return [timeblind.process_results(d, [d["gold"] if answer is None else answer]) for d in timeblind.load_docs()]
+    lines = []
+    for d in timeblind.load_docs():
+        text = d["gold"] if answer is None else answer
+        # as lmms-eval writes a line: the answer in filtered_resps (lean payloads do not repeat it)
+        lines.append({"filtered_resps": [text], **json.loads(json.dumps(timeblind.process_results(d, [text])))})
+    return lines
 
 
 def _write_run(folder: Path, stamp: str, lines_by_task: dict[str, list[dict]], model: str, mtime: float) -> None:
@@ -261,8 +266,12 @@ def test_rescore_reads_one_run_and_names_it(fixture_root, monkeypatch, tmp_path,
     assert cfg["run"].endswith("20261125_110000") and cfg["model"] == "run_b"
     assert "newest complete run of 2" in cfg["run_note"] and "--run" in cfg["run_note"]
     assert set(result["results"]) == {"timeblind_iacc"}
+    # run A, chosen: its empty vinoground file is an error naming it (never an empty table)
+    with pytest.raises(DataError, match="samples_vinoground_group.jsonl: cannot score vinoground_group: it is empty"):
+        rescore([tmp_path / "out"], run="20261125_100000")
+    (folder / "20261125_100000_samples_vinoground_group.jsonl").unlink()
     chosen = rescore([tmp_path / "out"], run="20261125_100000")
-    assert chosen["config"]["model"] == "run_a" and set(chosen["results"]) == {"timeblind_iacc", "vinoground_group"}
+    assert chosen["config"]["model"] == "run_a" and set(chosen["results"]) == {"timeblind_iacc"}
     assert chosen["results"]["timeblind_iacc"]["instance_acc,none"] == 100.0
     assert result["results"]["timeblind_iacc"]["instance_acc,none"] == 0.0
     with pytest.raises(DataError, match="--run 2099: no run matches"):

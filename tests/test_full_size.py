@@ -48,7 +48,30 @@ def _timed(lmms_eval, label: str, *args, **kwargs):
     start = time.perf_counter()
     run = lmms_eval(*args, **kwargs)
     print(f"[full-size] {label}: {time.perf_counter() - start:.1f} s")
+    for task in run.raw_samples:
+        _check_samples(run, task)
     return run
+
+
+SAMPLES_LIMIT = 2500  # bytes per question, plus two copies of the answer (README "Samples files")
+
+
+def _check_samples(run, task: str) -> None:
+    """The samples file is lean (per question <= 2.5 KB plus two copies of the answer) and rescores every metric."""
+    from temporal_tasks.rescore import rescore_task
+    from temporal_tasks.samples import answer_of
+
+    lines = run.raw_samples[task]
+    size = sum(len(json.dumps(line, ensure_ascii=False).encode()) + 1 for line in lines)  # as lmms-eval writes
+    answers = sum(len(answer_of(line).encode()) for line in lines)
+    per_question = (size - 2 * answers) / len(lines)
+    print(f"[full-size] {task}: {size / len(lines):.0f} bytes per question ({per_question:.0f} less 2 answers)")
+    assert per_question <= SAMPLES_LIMIT, task
+    rescored = rescore_task(task, lines)
+    expected = run.metrics(task)
+    assert set(rescored) == set(expected), task
+    for key, value in expected.items():
+        assert rescored[key] == pytest.approx(value, abs=1e-9, nan_ok=True), (task, key)
 
 
 def test_timeblind_full_size(lmms_eval, full_root):

@@ -224,7 +224,7 @@ def test_cli_variants_score_like_the_main_task(lmms_eval, offline_env, bench):
         assert got == pytest.approx(main, nan_ok=True), name
         assert len(run.samples[name]) == len(run.samples[MAIN[bench]])
         # `temporal-tasks rescore` reads the variants' sample files like the main task's
-        assert rescore_task(name, run.samples[name]) == pytest.approx(got, nan_ok=True), name
+        assert rescore_task(name, run.raw_samples[name]) == pytest.approx(got, nan_ok=True), name
 
 
 # --------------------------------------------------------------------------- report
@@ -321,7 +321,7 @@ def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images)
         assert got[key] == pytest.approx(getattr(timeblind, key)(rescored), nan_ok=True), key
     # VELOCITI and TemporalBench: every metric is what rescoring the logged answers gives
     for task in tasks[1:]:
-        assert run.metrics(task) == pytest.approx(rescore_task(task, run.samples[task]), nan_ok=True), task
+        assert run.metrics(task) == pytest.approx(rescore_task(task, run.raw_samples[task]), nan_ok=True), task
 
 
 def test_prebuild_fills_the_cache_the_tasks_read(offline_env, monkeypatch, tmp_path):

@@ -262,7 +262,9 @@ def _items(docs: list[dict], answers: dict[str, str]) -> list[dict]:
     for d in docs:
         out = tb.process_results(d, [answers.get(d["question_id"], "")])
         payload = out["mba"]
-        assert all(v is payload for v in out.values())  # one object per question, as rescore assumes
+        # one object per question under every key but invalid_rate, which holds it for the samples file
+        assert all(v is payload for k, v in out.items() if k != "invalid_rate")
+        assert out["invalid_rate"] == {k: v for k, v in dict(payload).items() if k != "answer"}
         items.append({**payload, "_keys": set(out)})
     random.Random(5).shuffle(items)  # lmms-eval hands payloads in rank order, not doc order
     return items
@@ -434,11 +436,14 @@ def test_cli_caption_sim_runs_without_source_field(lmms_eval, fixture_root, tmp_
 
 
 def test_rescore_reproduces_and_reparses(offline_env, monkeypatch):
-    # Sample lines as lmms-eval logs them (every metric key -> payload), recorded in robust mode.
+    # Sample lines as lmms-eval logs them (the answer, every metric key -> payload), recorded in robust mode.
     from temporal_tasks.rescore import rescore_task
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
-    lines = [tb.process_results(d, [ANSWERS[d["question_id"]]]) for d in tb.load_qa("short_qa")]
+    lines = [
+        {"filtered_resps": ANSWERS[d["question_id"]], **tb.process_results(d, [ANSWERS[d["question_id"]]])}
+        for d in tb.load_qa("short_qa")
+    ]
     monkeypatch.delenv("TEMPORAL_TASKS_PARSER")
     _check(rescore_task("temporalbench_short_mba", lines), ROBUST_SHORT, "rescore as recorded")
     _check(rescore_task("temporalbench_short_mba", lines, "official"), OFFICIAL_SHORT, "rescore official")

@@ -1,0 +1,308 @@
+"""The provenance record of a run: what produced each task's numbers, in one stable, documented shape.
+
+Built in ``process_docs`` (:func:`temporal_tasks.harness.docs_dataset`) from the docs just loaded and the
+run's settings, and stored in the task config's ``metadata`` as ``metadata.provenance``. lmms-eval then
+
+* writes it into the results JSON under ``configs.<task>.metadata.provenance`` (``dump_config``), and
+* hashes it into the task fingerprint of its response cache (``--use_cache``, ``ResponseCache.create`` hashes
+  ``dump_config()`` after the tasks are built), so a cached answer is reused only when the frame count, the
+  paired-video layout, the data (annotations, video names and sizes) and the shortcut seed are all the same.
+
+Shape (``version`` 1; fields are only ever added):
+
+``version``, ``temporal_tasks`` (package version), ``task``, ``benchmark``, ``reading`` (``robust`` /
+``official``: the answer reading of the headline numbers), ``frames`` (``{n, source, applies_to}``: N and
+where it comes from; ``applies_to`` is ``"paired videos"`` or ``"shortcut files"`` when we build the frames
+the model sees, ``"model"`` when the model samples the original videos itself), ``paired_layout``
+(``{frames_per_clip, black_frames}`` or null), ``data`` (``{kind: "hub", repo, revision}`` or
+``{kind: "local", path}``, plus ``questions``, ``videos``, ``annotations_sha256`` over the questions as read,
+``videos_sha256`` over each video's file name and size: stat only, no video is read), ``shortcut``
+(``{variant, seed_version}`` or null) and ``cut`` (``{limit, offset}`` of the run).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+PROVENANCE_VERSION = 1
+
+# The fields that change what the model sees or what is scored: a difference in one of them makes two
+# runs' numbers incomparable (``compare`` refuses them without --force).
+COMPARABLE_FIELDS = ("frames.n", "paired_layout", "reading", "data.annotations_sha256", "data.videos_sha256",
+                     "data.revision", "shortcut", "cut")  # fmt: skip
+
+# The doc fields that define a question (``videos`` is left out: absolute paths differ between machines).
+_QUESTION_FIELDS = (
+    "question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "options", "categories",
+)  # fmt: skip
+
+_SOURCES: contextvars.ContextVar[list | None] = contextvars.ContextVar("temporal_tasks_sources", default=None)
+
+
+def note_source(data: Any) -> None:
+    """Called by :func:`temporal_tasks.data.benchmark_data`: remember where the docs being loaded come from."""
+    seen = _SOURCES.get()
+    if seen is not None:
+        seen.append(data)
+
+
+class collect_sources:  # noqa: N801 - used as a context manager, reads like a function
+    """``with collect_sources() as found:`` -> the :class:`~temporal_tasks.data.BenchmarkData` used inside."""
+
+    def __enter__(self) -> list:
+        self.found: list = []
+        self._token = _SOURCES.set(self.found)
+        return self.found
+
+    def __exit__(self, *exc: object) -> None:
+        _SOURCES.reset(self._token)
+
+
+def _sha256(parts: Iterable[str]) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def annotations_fingerprint(docs: Iterable[Mapping]) -> str:
+    """sha256 over every question as read (ids, prompt, gold, options, categories), in doc order."""
+    return _sha256(
+        json.dumps([d.get(k) for k in _QUESTION_FIELDS], sort_keys=True, ensure_ascii=False, default=str) for d in docs
+    )
+
+
+def video_files(docs: Iterable[Mapping]) -> list[str]:
+    """The distinct video paths of ``docs``, sorted."""
+    return sorted({str(v) for d in docs for v in (d.get("videos") or [])})
+
+
+def videos_fingerprint(paths: Iterable[str]) -> str:
+    """sha256 over each video's file name and size (``os.stat`` only: cheap, no video is read)."""
+    parts = []
+    for path in paths:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = -1
+        parts.append(f"{Path(path).name}\t{size}")
+    return _sha256(sorted(parts))
+
+
+def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
+    """The ``data`` part: where the files are (Hub commit or local folder) and the content fingerprints."""
+    from temporal_tasks.data import HF_REPOS
+
+    out: dict[str, Any] = {}
+    src = (sources or [None])[-1]
+    if src is not None and not src.offline:
+        out = {"kind": "hub", "repo": HF_REPOS.get(src.name, src.name), "revision": src.revision}
+    elif src is not None:
+        out = {"kind": "local", "path": str(src.root)}
+    else:
+        out = {"kind": "unknown"}
+    videos = video_files(docs)
+    out.update(
+        questions=len(docs),
+        videos=len(videos),
+        annotations_sha256=annotations_fingerprint(docs),
+        videos_sha256=videos_fingerprint(videos),
+    )
+    return out
+
+
+def frames_record(docs: list[Mapping]) -> tuple[dict, dict | None]:
+    """``(frames, paired_layout)``: N, where it comes from, and what it applies to."""
+    from temporal_tasks.run_context import model_frame_setting
+    from temporal_tasks.video import paired_layout, resolve_num_frames
+
+    setting = model_frame_setting()
+    built = any(d.get("paired") for d in docs) or any(d.get("shortcut_frames") for d in docs)
+    if built:
+        try:
+            n, source = resolve_num_frames(setting)
+        except ValueError:
+            n, source = 0, "invalid"
+        applies = "shortcut files" if any(d.get("shortcut_frames") for d in docs) else "paired videos"
+        layout = None
+        if any(d.get("paired") for d in docs) and n >= 3:
+            k, black = paired_layout(n)
+            layout = {"frames_per_clip": k, "black_frames": black}
+        return {"n": n, "source": source, "applies_to": applies}, layout
+    if setting is not None:
+        source = setting.describe() if hasattr(setting, "describe") else f"--model_args {setting[0]}={setting[1]}"
+        return {"n": setting[1], "source": source, "applies_to": "model"}, None
+    return {"n": None, "source": "the model's default", "applies_to": "model"}, None
+
+
+def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
+    """The seeded shortcut variant of the task (its seed version), or None."""
+    from temporal_tasks.shortcuts import SEED_VERSION, VARIANTS
+
+    for variant in VARIANTS:
+        if task.endswith(f"_{variant}"):
+            return {"variant": variant, "seed_version": SEED_VERSION if variant != "blind" else None}
+    if any(d.get("shortcut_task") for d in docs):
+        return {"variant": str(docs[0].get("shortcut_task")), "seed_version": SEED_VERSION}
+    return None
+
+
+def build_record(task: str, docs: list[Mapping], sources: list | None = None) -> dict:
+    """The provenance record of ``task`` run on ``docs`` (see the module docstring for the shape)."""
+    from temporal_tasks import __version__
+    from temporal_tasks.parsing import parser_mode
+    from temporal_tasks.run_context import run_context
+
+    frames, layout = frames_record(docs)
+    ctx = run_context()
+    src = (sources or [None])[-1]
+    return {
+        "version": PROVENANCE_VERSION,
+        "temporal_tasks": __version__,
+        "task": task,
+        "benchmark": getattr(src, "name", None) or _benchmark_of(docs),
+        "reading": parser_mode(),
+        "frames": frames,
+        "paired_layout": layout,
+        "data": data_record(docs, sources),
+        "shortcut": shortcut_record(docs, task),
+        "cut": {"limit": ctx.limit, "offset": ctx.offset},
+    }
+
+
+def _benchmark_of(docs: list[Mapping]) -> str | None:
+    gid = str(docs[0].get("group_id", "")) if docs else ""
+    return gid.split("/", 1)[0] if "/" in gid else None
+
+
+def _building_task() -> Any:
+    """The lmms-eval task object whose ``download`` (and so ``process_docs``) is running, or None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        obj = frame.f_locals.get("self")
+        if frame.f_code.co_name == "download" and obj is not None and hasattr(obj, "_config"):
+            return obj
+        frame = frame.f_back
+    return None
+
+
+_baseline_warned = [False]
+
+
+def _warn_baseline() -> None:
+    """lmms-eval's ``--baseline`` (a per-question paired t-test on a ``score`` field) skips our tasks: say so once."""
+    from temporal_tasks.compat import evaluation_frames, is_lmms_eval_command_line
+    from temporal_tasks.run_context import _argv_value
+
+    found = evaluation_frames()
+    if found is not None:
+        baseline = found.baseline
+    else:
+        baseline = _argv_value(sys.argv, "--baseline") if is_lmms_eval_command_line() else None
+    if baseline and not _baseline_warned[0]:
+        _baseline_warned[0] = True
+        from temporal_tasks.log import logger
+
+        logger.warning(
+            f"temporal-tasks: --baseline {baseline} does not apply to our tasks (lmms-eval's per-question paired "
+            "t-test needs a 'score' field, and our metrics are all-or-nothing over groups of dependent questions). "
+            "Compare two runs with `temporal-tasks compare BASE_DIR NEW_DIR` (paired bootstrap over groups)."
+        )
+
+
+def attach(docs: list[Mapping], sources: list | None = None) -> dict | None:
+    """Build the record and store it in the running task's ``metadata`` (a fresh dict: never shared between tasks).
+
+    Outside an lmms-eval run (no task being built) nothing is stored and None is returned.
+    """
+    task_obj = _building_task()
+    _warn_baseline()
+    if task_obj is None:
+        return None
+    config = task_obj._config
+    name = str(getattr(config, "task", "") or "")
+    record = build_record(name, docs, sources)
+    old = config.metadata if isinstance(config.metadata, dict) else {}
+    config.metadata = {**old, "provenance": record}
+    return record
+
+
+# --------------------------------------------------------------------------- reading it back
+
+
+def from_results(results: Mapping) -> dict[str, dict]:
+    """``{task: provenance record}`` of an lmms-eval results dict (tasks without one are left out)."""
+    out = {}
+    for task, cfg in (results.get("configs") or {}).items():
+        meta = cfg.get("metadata") if isinstance(cfg, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("provenance"), dict):
+            out[task] = meta["provenance"]
+    for task, rec in (results.get("provenance") or {}).items():  # rescored results keep it at the top level
+        if isinstance(rec, dict):
+            out.setdefault(task, rec)
+    return out
+
+
+def _get(record: Mapping, dotted: str) -> Any:
+    value: Any = record
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
+def reading_of(record: Mapping) -> str | None:
+    """The answer reading behind the numbers: a rescore's (``rescored.reading``), else the run's."""
+    rescored = record.get("rescored")
+    return (rescored or {}).get("reading") or record.get("reading")
+
+
+def differences(base: Mapping, new: Mapping) -> list[str]:
+    """The comparable fields (:data:`COMPARABLE_FIELDS`) whose values differ, as ``"field: a != b"``."""
+    out = []
+    for field in COMPARABLE_FIELDS:
+        a, b = _get(base, field), _get(new, field)
+        if field == "reading":  # a rescore's reading replaces the run's
+            a, b = reading_of(base), reading_of(new)
+        if a != b:
+            out.append(f"{field}: {json.dumps(a, default=str)} != {json.dumps(b, default=str)}")
+    return out
+
+
+def describe(record: Mapping) -> str:
+    """One line: reading, N and its source, layout, data source and fingerprints, seed, cut."""
+    frames = record.get("frames") or {}
+    parts = [f"reading {record.get('reading')}"]
+    if frames.get("n") is not None:
+        parts.append(f"N={frames['n']} ({frames.get('source')}; {frames.get('applies_to')})")
+    else:
+        parts.append(f"N: {frames.get('source', '?')}")
+    layout = record.get("paired_layout")
+    if layout:
+        parts.append(f"paired {layout['frames_per_clip']}+{layout['black_frames']}+{layout['frames_per_clip']}")
+    data = record.get("data") or {}
+    if data.get("kind") == "hub":
+        where = f"{data.get('repo')}@{(data.get('revision') or '?')[:12]}"
+    else:
+        where = str(data.get("path", data.get("kind")))
+    parts.append(
+        f"data {where} ({data.get('questions')} questions, {data.get('videos')} videos, "
+        f"annotations {str(data.get('annotations_sha256'))[:12]}, videos {str(data.get('videos_sha256'))[:12]})"
+    )
+    if record.get("shortcut"):
+        sc = record["shortcut"]
+        parts.append(f"shortcut {sc.get('variant')} seed v{sc.get('seed_version')}")
+    cut = record.get("cut") or {}
+    if cut.get("limit") is not None or cut.get("offset"):
+        parts.append(f"cut limit={cut.get('limit')} offset={cut.get('offset')}")
+    if record.get("rescored"):
+        parts.append(f"rescored with reading {record['rescored'].get('reading')}")
+    parts.append(f"temporal-tasks {record.get('temporal_tasks')}")
+    return "; ".join(parts)

@@ -1,0 +1,171 @@
+"""The provenance record in results JSONs, and safe resumes with lmms-eval's response cache (--use_cache)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from temporal_tasks import provenance
+from temporal_tasks.cli import demo_responses
+from temporal_tasks.fixtures import write_fixtures
+
+_STATS = re.compile(r"ResponseCache stats: (\d+) hits, .*?(\d+) misses")
+
+
+def _cache_hits(output: str) -> tuple[int, int]:
+    m = _STATS.search(output)
+    assert m, f"no ResponseCache stats in the output:\n{output[-3000:]}"
+    return int(m.group(1)), int(m.group(2))
+
+
+def _answers(module: str, monkeypatch, root: Path, **kw) -> dict[str, str]:
+    import importlib
+
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(root))
+    docs = importlib.import_module(f"temporal_tasks.{module}").load_docs(**kw)
+    return {line["question_id"]: line["response"] for line in demo_responses(docs, seed=3)}
+
+
+def _record(run, task: str) -> dict:
+    return run.results["configs"][task]["metadata"]["provenance"]
+
+
+@pytest.mark.slow
+def test_record_in_results_and_cache_misses_on_new_videos(lmms_eval, tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    write_fixtures(root, ["timeblind", "vinoground"])
+    from tests.conftest import write_responses
+
+    # One responses file: its path is a model argument, and so part of the cache key.
+    answers = write_responses(tmp_path / "answers.jsonl", _answers("timeblind", monkeypatch, root))
+    args = ["--use_cache", str(tmp_path / "response-cache")]
+    first = lmms_eval("timeblind_iacc", responses=answers, data_dir=root, args=args)
+    rec = _record(first, "timeblind_iacc")
+    assert rec["version"] == provenance.PROVENANCE_VERSION and rec["task"] == "timeblind_iacc"
+    assert rec["reading"] == "robust" and rec["benchmark"] == "timeblind"
+    assert rec["data"]["kind"] == "local" and rec["data"]["path"] == str(root / "timeblind")
+    assert rec["data"]["questions"] == 16 and rec["data"]["videos"] == 8
+    assert rec["frames"] == {"n": None, "source": "the model's default", "applies_to": "model"}
+    assert rec["cut"] == {"limit": None, "offset": 0}
+    assert _cache_hits(first.output)[0] == 0
+
+    second = lmms_eval("timeblind_iacc", responses=answers, data_dir=root, args=args)
+    hits, misses = _cache_hits(second.output)
+    assert hits / (hits + misses) >= 0.98
+    assert second.metrics("timeblind_iacc") == first.metrics("timeblind_iacc")
+
+    # Another data revision: every video replaced by a different file (same names, other sizes).
+    from temporal_tasks.fixtures.video import moving, write_video
+
+    videos = sorted((root / "timeblind" / "videos").rglob("*.mp4"))
+    assert videos
+    for video in videos:
+        other = write_video(tmp_path / "other.mp4", moving("right_to_left", "red"), num_frames=24)
+        assert other.stat().st_size != video.stat().st_size
+        shutil.copyfile(other, video)
+    third = lmms_eval("timeblind_iacc", responses=answers, data_dir=root, args=args)
+    assert _cache_hits(third.output)[0] == 0
+    rec3 = _record(third, "timeblind_iacc")
+    assert rec3["data"]["videos_sha256"] != rec["data"]["videos_sha256"]
+    assert rec3["data"]["annotations_sha256"] == rec["data"]["annotations_sha256"]
+    assert provenance.differences(rec, rec3) == [
+        f'data.videos_sha256: "{rec["data"]["videos_sha256"]}" != "{rec3["data"]["videos_sha256"]}"'
+    ]
+
+
+@pytest.mark.slow
+def test_cache_misses_when_n_changes(lmms_eval, fixture_root, tmp_path, monkeypatch):
+    answers = _answers("vinoground", monkeypatch, fixture_root, variant="group")
+    responses = tmp_path / "answers.jsonl"
+    from tests.conftest import write_responses
+
+    write_responses(responses, answers)
+    args = ["--use_cache", str(tmp_path / "response-cache")]
+    base = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=8", args=args)
+    rec = _record(base, "vinoground_group")
+    assert rec["frames"] == {"n": 8, "source": "--model_args max_num_frames=8", "applies_to": "paired videos"}
+    assert rec["paired_layout"] == {"frames_per_clip": 3, "black_frames": 2}
+    from temporal_tasks.report import summary_table
+
+    shown = summary_table([tmp_path / "run1" / "results"])
+    assert "vinoground_group: reading robust; N=8 (--model_args max_num_frames=8; paired videos); paired 3+2+3" in shown
+    same = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=8", args=args)
+    assert _cache_hits(same.output)[1] == 0
+
+    env = lmms_eval(
+        "vinoground_group", model_args=f"responses={responses},max_num_frames=8", args=args,
+        env={"TEMPORAL_TASKS_NUM_FRAMES": "16"},
+    )  # fmt: skip
+    assert _cache_hits(env.output)[0] == 0
+    assert _record(env, "vinoground_group")["frames"]["n"] == 16
+    assert _record(env, "vinoground_group")["frames"]["source"] == "TEMPORAL_TASKS_NUM_FRAMES"
+
+    model = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=12", args=args)
+    assert _cache_hits(model.output)[0] == 0
+    assert provenance.differences(rec, _record(model, "vinoground_group"))[:2] == [
+        "frames.n: 8 != 12",
+        'paired_layout: {"frames_per_clip": 3, "black_frames": 2} != {"frames_per_clip": 5, "black_frames": 2}',
+    ]
+
+
+def test_fingerprints_are_cheap_and_sensitive(tmp_path):
+    a, b = tmp_path / "a.mp4", tmp_path / "b.mp4"
+    a.write_bytes(b"x" * 10)
+    b.write_bytes(b"y" * 20)
+    fp = provenance.videos_fingerprint([str(a), str(b)])
+    assert fp == provenance.videos_fingerprint([str(b), str(a)])  # order-free
+    a.write_bytes(b"z" * 10)  # same name and size: stat only, so the same fingerprint (by design: cheap)
+    assert provenance.videos_fingerprint([str(a), str(b)]) == fp
+    a.write_bytes(b"z" * 11)
+    assert provenance.videos_fingerprint([str(a), str(b)]) != fp
+    docs = [{"question_id": "1", "prompt": "p", "gold": "A"}]
+    assert provenance.annotations_fingerprint(docs) != provenance.annotations_fingerprint([{**docs[0], "gold": "B"}])
+
+
+def test_describe_and_from_results():
+    rec = {
+        "version": 1, "temporal_tasks": "0.1.0", "task": "t", "reading": "official",
+        "frames": {"n": 16, "source": "TEMPORAL_TASKS_NUM_FRAMES", "applies_to": "paired videos"},
+        "paired_layout": {"frames_per_clip": 7, "black_frames": 2},
+        "data": {"kind": "hub", "repo": "HanSolo9682/Vinoground", "revision": "a" * 40, "questions": 2000,
+                 "videos": 1000, "annotations_sha256": "b" * 64, "videos_sha256": "c" * 64},
+        "shortcut": None, "cut": {"limit": 8, "offset": 0},
+    }  # fmt: skip
+    line = provenance.describe(rec)
+    for part in ("reading official", "N=16 (TEMPORAL_TASKS_NUM_FRAMES", "paired 7+2+7", "HanSolo9682/Vinoground@aaaa",
+                 "limit=8"):  # fmt: skip
+        assert part in line
+    results = {"configs": {"t": {"metadata": {"version": 1.0, "provenance": rec}}, "u": {"metadata": {}}}}
+    assert provenance.from_results(results) == {"t": rec}
+    assert provenance.differences(rec, {**rec, "reading": "robust"}) == ['reading: "official" != "robust"']
+
+
+def test_summary_and_report_print_provenance(tmp_path):
+    from temporal_tasks import report
+
+    rec = {
+        "version": 1, "temporal_tasks": "0.1.0", "task": "vinoground_group", "reading": "robust",
+        "frames": {"n": 8, "source": "--model_args max_num_frames=8", "applies_to": "paired videos"},
+        "paired_layout": {"frames_per_clip": 3, "black_frames": 2},
+        "data": {"kind": "local", "path": "/data/vinoground", "questions": 2000, "videos": 1000,
+                 "annotations_sha256": "ab" * 32, "videos_sha256": "cd" * 32},
+        "shortcut": None, "cut": {"limit": None, "offset": 0},
+    }  # fmt: skip
+    path = tmp_path / "run" / "20261122_101010_results.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({
+        "results": {"vinoground_group": {"alias": "vinoground_group", "group_score,none": 12.5}},
+        "configs": {"vinoground_group": {"metadata": {"version": 1.0, "provenance": rec}}},
+        "config": {"model": "m", "model_args": "max_num_frames=8"},
+    }))  # fmt: skip
+    text = report.summary_table([path.parent])
+    assert "Provenance:" in text
+    line = text.splitlines()[-1]
+    assert "reading robust" in line and "N=8 (--model_args max_num_frames=8; paired videos)" in line
+    assert "paired 3+2+3" in line and "annotations ababababab" in line and "/data/vinoground" in line
+    report.main_report([str(path)], str(tmp_path / "rep"), references=False)
+    assert "provenance of `vinoground_group`: reading robust; N=8" in (tmp_path / "rep" / "report.md").read_text()
