@@ -43,10 +43,10 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload
+from temporal_tasks.harness import answers, docs_dataset, first_answer, make_payload, with_repeat_keys
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option, truncated_thinking
-from temporal_tasks.scoring import Metric, MetricResult, question_rate, score, slug
+from temporal_tasks.scoring import Metric, MetricResult, question_rate, score, slug, stability_aggregations
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()
@@ -319,7 +319,7 @@ def process_docs_caption(dataset):  # noqa: ARG001
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """The question's payload under the headline keys, its source's keys and its video's category keys."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     payload.update(source=doc["source"], category=doc.get("category") or "", part=doc.get("part", ""))
     out = {key: payload for key in HEADLINE}
     src = slug(doc["source"])
@@ -330,7 +330,7 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     for cat in {slug(c) for c in doc.get("video_categories") or ()}:
         if cat in CATEGORY_SLUGS:
             out[f"binary_acc_{cat}"] = out[f"mba_{cat}"] = payload
-    return out
+    return with_repeat_keys(out, payload)
 
 
 # BA: every binary question of the complete videos ("each"); MBA: a video's questions all right ("all").
@@ -413,6 +413,11 @@ def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:
 
 for _cat in CATEGORY_SLUGS:
     globals().update(_category_aggregations(_cat))
+
+# --repeats k (k > 1): <metric>_consensus_accuracy, _consistency_rate, _repeat_sd of BA and MBA, per source/category.
+_GROUP_METRICS = ("binary_acc", "mba", "binary_acc_subset", "mba_subset")
+_GROUP_METRICS += tuple(f"{m}_{c}" for c in CATEGORY_SLUGS for m in ("binary_acc", "mba"))
+globals().update(stability_aggregations(globals(), _GROUP_METRICS))
 
 
 def overall_mean(metrics: list[float], sizes: list[int], weight_by_size: bool = False) -> float:  # noqa: ARG001

@@ -36,7 +36,7 @@ from temporal_tasks.data import (
     content_dirs,
     find_in,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload
+from temporal_tasks.harness import answers, docs_dataset, make_payload, with_repeat_keys
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import (
     YES_NO_OPTIONS,
@@ -47,7 +47,7 @@ from temporal_tasks.parsing import (
     register_parser,
     robust_yes_no,
 )
-from temporal_tasks.scoring import InvalidPolicy, Metric, MetricResult, question_rate, score
+from temporal_tasks.scoring import InvalidPolicy, Metric, MetricResult, question_rate, score, stability_aggregations
 
 NAME = "velociti"
 FIELDS = ("video_id", "test_name", "event", "pos", "neg", "in_subset")
@@ -355,19 +355,20 @@ MC_KEYS = (
 def _keys_for(payload: dict, keys: Sequence[str]) -> dict[str, dict]:
     # A per-test key only receives that test's questions; headline keys receive all of them.
     test = payload["test"]
-    return {k: payload for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")}
+    out = {k: payload for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")}
+    return with_repeat_keys(out, payload)
 
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """Generated Yes/No answer -> payload under the StrictVLE keys."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     payload["test"] = doc["test_name"]
     return _keys_for(payload, STRICT_KEYS)
 
 
 def process_results_mc(doc: dict, results: list) -> dict[str, dict]:
     """Generated A/B answer -> payload under the MC keys."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     payload["test"] = doc["test_name"]
     return _keys_for(payload, MC_KEYS)
 
@@ -616,3 +617,8 @@ def mc_both_ci_low(items: list) -> float:
 def mc_both_ci_high(items: list) -> float:
     """MC both-orders average: 95% CI high."""
     return _score(items, "mc_both").ci_high
+
+
+# --repeats k (k > 1): <metric>_consensus_accuracy, _consistency_rate, _repeat_sd of every generate-task group metric.
+_GROUP_METRICS = ("strict_vle", "strict_vle_test", "mc_a", "mc_b", "mc_both", "mc_a_test", "mc_b_test", "mc_both_test")
+globals().update(stability_aggregations(globals(), _GROUP_METRICS))
