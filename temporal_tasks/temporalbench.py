@@ -439,6 +439,11 @@ def random_mba(docs: list[dict]) -> float:
 
 def process_results_caption(doc: dict, results: list) -> dict[str, dict]:
     """Per-caption payload (the raw answer and the reference)."""
+    if results and len(results) > 1:  # --repeats k: lmms-eval hands all k captions (our AllAnswers filter)
+        warn_once(
+            f"temporalbench_caption_sim: --repeats {len(results)}: caption similarity scores the first of the "
+            "k captions of each video (its metric has no groups to be stable over); the others are in the samples."
+        )
     payload = {
         "question_id": doc["question_id"],
         "group_id": doc["group_id"],
