@@ -167,7 +167,7 @@ def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = No
     if policy == "drop_group":
         usable = ~bad.any(axis=1)
     if metric.row_field is not None:  # only this key's questions are units; the rest only complete the group
-        mine = np.fromiter((slug(v or "") == row_value for v in table.values(metric.row_field)), bool)
+        mine = np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
         present = present & table.role_matrix(rows, mine)[complete]
     if metric.rule == "score_gt":
         scores = table.values(metric.score_field)
@@ -304,8 +304,11 @@ def _score_repeats(
         keep &= ~np.isin(strata, list(metric.exclude_strata))
     same = (counts == counts[:, :1]).all(axis=(1, 2))
     consistency = percent(int((same & keep).sum()), int(keep.sum()))
-    value = float(values.sum() / k)
-    sd = float(np.std(values, ddof=1))
+    # A repeat with nothing to score for this key (e.g. VELOCITI's official rule dropped all its pairs) has no
+    # value: the mean and SD are over the repeats that have one (NaN when none, SD NaN below two).
+    scored = values[~np.isnan(values)]
+    value = float(scored.sum() / len(scored)) if len(scored) else math.nan
+    sd = float(np.std(scored, ddof=1)) if len(scored) > 1 else math.nan
     if metric.one_stratum:
         low, high = math.nan, math.nan
     else:
@@ -346,7 +349,7 @@ def bootstrap_ci_repeats(
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is a NaN statistic, dropped below
         per_repeat = np.nanmean(np.stack(per_stratum), axis=0) if len(per_stratum) > 1 else per_stratum[0]
-        stats = per_repeat.mean(axis=1)
+        stats = np.nanmean(per_repeat, axis=1)  # over the repeats with a value, as the metric itself
     stats = stats[~np.isnan(stats)]
     if stats.size == 0:
         return math.nan, math.nan

@@ -53,6 +53,8 @@ class PayloadTable:
     repeat_correct: np.ndarray | None = field(default=None, repr=False)
     repeat_invalid: np.ndarray | None = field(default=None, repr=False)
     consensus: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _views: dict = field(default_factory=dict, repr=False)  # repeat r / "consensus" -> its table (matrices memoised)
+    _shared: dict = field(default_factory=dict, repr=False)  # per-row field values, shared with the repeat views
 
     @property
     def repeats(self) -> int:
@@ -62,18 +64,22 @@ class PayloadTable:
     def for_repeat(self, r: int) -> PayloadTable:
         """The table of repeat ``r`` alone (same rows and groups, that repeat's readings)."""
         assert self.repeat_correct is not None and self.repeat_invalid is not None
-        return replace(
-            self, correct=self.repeat_correct[:, r], invalid=self.repeat_invalid[:, r], _matrices=None,
-            repeat_correct=None, repeat_invalid=None, consensus=None,
-        )  # fmt: skip
+        if r not in self._views:
+            self._views[r] = replace(
+                self, correct=self.repeat_correct[:, r], invalid=self.repeat_invalid[:, r], _matrices=None,
+                repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
+            )  # fmt: skip
+        return self._views[r]
 
     def for_consensus(self) -> PayloadTable:
         """The table of each question's majority reading across the repeats."""
         assert self.consensus is not None
-        return replace(
-            self, correct=self.consensus[0], invalid=self.consensus[1], _matrices=None,
-            repeat_correct=None, repeat_invalid=None, consensus=None,
-        )  # fmt: skip
+        if "consensus" not in self._views:
+            self._views["consensus"] = replace(
+                self, correct=self.consensus[0], invalid=self.consensus[1], _matrices=None,
+                repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
+            )  # fmt: skip
+        return self._views["consensus"]
 
     @classmethod
     def build(cls, items: Sequence[Payload], label: str) -> PayloadTable:
@@ -121,6 +127,13 @@ class PayloadTable:
         out = np.empty(len(self.items), dtype=object)
         out[:] = list(map(operator.methodcaller("get", key, default), self.items))
         return out if len(self.source) == len(self.items) else out[self.source]
+
+    def field_slugs(self, key: str, slug: Callable[[str], str]) -> np.ndarray:
+        """Per row, ``slug`` of the payload field ``key`` (memoised: the same for every repeat of the rows)."""
+        cache_key = ("slugs", key)
+        if cache_key not in self._shared:
+            self._shared[cache_key] = np.asarray([slug(v or "") for v in self.values(key)], dtype=object)
+        return self._shared[cache_key]
 
     def repeat_values(self, key: str, r: int, default: Any = None) -> np.ndarray:
         """Per row, the field ``key`` of repeat ``r``'s reading (``payload["repeats"][r]``), as an object array."""

@@ -303,3 +303,71 @@ def test_loglikelihood_task_scores_once_and_says_so(lmms_eval, tmp_path):
     twice = lmms_eval("velociti_strictvle_prob", responses=replay, args=["--repeats", "2"])
     assert twice.metrics("velociti_strictvle_prob") == plain.metrics("velociti_strictvle_prob")
     assert twice.output.count("repeats do not apply") == 1
+
+
+ANSWER_POOL = ["A", "B", "Yes", "No", "", "(A)", "no.", "The answer is B", "maybe"]
+
+
+@pytest.mark.parametrize("mode", ["robust", "official"])
+@pytest.mark.parametrize(
+    "task", ["timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "velociti_strictvle", "velociti_mc"]
+)
+def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypatch):
+    """Each group metric under --repeats 3 = the mean of three one-answer runs (the k = 1 path as the oracle);
+    consensus = the one-answer run on the majority answers; SD = their sample SD. Every generate benchmark,
+    both parser modes (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
+    from temporal_tasks.harness import is_group_metric
+    from temporal_tasks.registry import task_config
+    from temporal_tasks.rescore import _resolve
+
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    cfg = task_config(task)
+    docs = list(_resolve(cfg["process_docs"])(None))
+    process = _resolve(cfg["process_results"])
+    rng = random.Random(task)
+    given = {}
+    for d in docs:
+        gold = str(d["gold"])
+        spoken = gold.capitalize() if gold in ("yes", "no") else gold
+        given[d["question_id"]] = [spoken if rng.random() < 0.6 else rng.choice(ANSWER_POOL) for _ in range(K)]
+
+    def aggregate(answer_of) -> dict[str, float]:
+        reset_pass()
+        items: dict[str, list] = {}
+        for d in docs:
+            for key, p in process(d, answer_of(d["question_id"])).items():
+                items.setdefault(key, []).append(p)
+        return {m["metric"]: _resolve(m["aggregation"])(items[m["metric"]]) for m in cfg["metric_list"]
+                if m["metric"] in items}  # fmt: skip
+
+    sampled = aggregate(lambda q: given[q])
+    singles = [aggregate(lambda q, r=r: [given[q][r]]) for r in range(K)]
+    consensus = aggregate(lambda q: [_majority_answer(docs, q, given[q])])
+    checked = 0
+    for key, value in singles[0].items():
+        if not is_group_metric(key) or value != value:
+            continue
+        per_repeat = [s[key] for s in singles if s[key] == s[key]]  # a repeat with nothing to score has no value
+        assert sampled[key] == pytest.approx(sum(per_repeat) / len(per_repeat), abs=1e-9), key
+        sd = statistics.stdev(per_repeat) if len(per_repeat) > 1 else math.nan
+        assert sampled[f"{key}_repeat_sd"] == pytest.approx(sd, abs=1e-9, nan_ok=True), key
+        assert sampled[f"{key}_consensus_accuracy"] == pytest.approx(consensus[key], abs=1e-9, nan_ok=True), key
+        assert 0.0 <= sampled[f"{key}_consistency_rate"] <= 100.0
+        checked += 1
+    assert checked >= 2
+    assert sampled["invalid_rate"] == pytest.approx(sum(s["invalid_rate"] for s in singles) / K, abs=1e-9)
+
+
+def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
+    """An answer text whose reading is the majority reading of ``answers`` ("" when tied: unreadable)."""
+    from temporal_tasks.parsing import get_parser, option_keys, parser_mode
+
+    doc = next(d for d in docs if d["question_id"] == qid)
+    keys = option_keys(doc.get("options"))
+    mode = parser_mode()
+    readings = []
+    for a in answers:
+        robust, official, _errors = get_parser(doc["parser"]).read_all(a, keys)
+        readings.append(official if mode == "official" else robust)
+    winner = _majority(readings)
+    return "" if winner is None else answers[readings.index(winner)]
