@@ -56,6 +56,71 @@ def doc_to_target(doc: dict) -> str:
     return doc["gold"]
 
 
+class AllAnswers:
+    """lmms-eval filter of our generate tasks: hands every ``--repeats`` answer to ``process_results``.
+
+    lmms-eval's default (``take_first``) keeps only the first of the k answers a question got. With one
+    answer this returns exactly what ``take_first`` does (the string), so single runs are unchanged; with
+    k > 1, the list of the k answers.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        pass
+
+    def apply(self, resps: Iterable[Sequence[Any]], docs: Any) -> list:  # noqa: ARG002 - lmms-eval's interface
+        """Per instance: its one answer as ``take_first`` gives it, or the list of its k answers."""
+        return [list(r) if len(r) > 1 else (r[0] if r else "") for r in map(list, resps)]
+
+
+class FirstOfRepeats:
+    """lmms-eval filter of our log-likelihood tasks: their k identical requests score once (logged once)."""
+
+    _warned: set[int] = set()
+
+    def __init__(self, **kwargs: Any) -> None:
+        pass
+
+    def apply(self, resps: Iterable[Sequence[Any]], docs: Any) -> list:  # noqa: ARG002 - lmms-eval's interface
+        """``take_first``, with one log line when the requests were repeated."""
+        resps = [list(r) for r in resps]
+        k = max(map(len, resps), default=1)
+        if k > 1 and k not in FirstOfRepeats._warned:
+            FirstOfRepeats._warned.add(k)
+            logger.warning(
+                f"--repeats {k}: a log-likelihood task has one deterministic score per question, so repeats do not "
+                "apply to it; each question is scored once (the repeated requests were identical)."
+            )
+        return [r[0] if r else "" for r in resps]
+
+
+def answers(results: Sequence[Any] | None) -> str | list[str]:
+    """The answer(s) lmms-eval handed ``process_results``: one string, or the k answers of ``--repeats k``.
+
+    Our filter (:class:`AllAnswers`) gives a generate request the list of its k answers for k > 1, which
+    lmms-eval's ``process_results`` flattens to ``[a1, …, ak]`` (one request per question); ``[a]`` otherwise.
+    """
+    if results and isinstance(results[0], list | tuple):
+        results = results[0]
+    given = ["" if a is None else str(a) for a in (results or ())]
+    return given if len(given) > 1 else first_answer(given)
+
+
+def _reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
+    """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors."""
+    if answer.startswith(API_FAILURE_MARKERS):
+        _api_failed(doc, answer)
+    robust, official, errors = get_parser(doc["parser"]).read_all(answer, keys)
+    pred = official if mode == "official" else robust
+    return {
+        "pred": pred,
+        "pred_robust": robust,
+        "pred_official": official,
+        "correct": pred is not None and pred == doc["gold"],
+        "truncated": truncated_thinking(answer),
+        "parser_errors": errors,
+    }
+
+
 def make_payload(doc: dict, answer: Any) -> dict:
     """The per-question record every aggregation and ``rescore`` works from.
 
@@ -63,7 +128,21 @@ def make_payload(doc: dict, answer: Any) -> dict:
     of the mode in force), the options in the compact form ``rescore`` re-reads them with, whether the
     answer was cut off inside its reasoning (``truncated``) and how many parser exceptions reading it
     raised (``parser_errors``: a bug in this package, never the model's fault).
+
+    ``answer`` a list of k > 1 answers (``--repeats k``): the top-level fields are repeat 0's (so readers
+    of one answer keep working) and ``repeats`` holds every repeat's readings; the answer texts are not
+    copied (lmms-eval's ``resps`` keep them).
     """
+    if isinstance(answer, list | tuple) and len(answer) > 1:
+        texts = ["" if a is None else str(a) for a in answer]
+        mode = parser_mode()
+        keys = option_keys(doc.get("options"))
+        payload = make_payload(doc, texts[0])
+        payload["repeats"] = [payload_reading(payload)] + [_reading(doc, a, mode, keys) for a in texts[1:]]
+        payload["parser_errors"] = sum(rep["parser_errors"] for rep in payload["repeats"])
+        return payload
+    if isinstance(answer, list | tuple):
+        answer = answer[0] if answer else ""
     answer = "" if answer is None else str(answer)
     if answer.startswith(API_FAILURE_MARKERS):
         _api_failed(doc, answer)
@@ -90,6 +169,37 @@ def make_payload(doc: dict, answer: Any) -> dict:
         "truncated": truncated_thinking(answer),
         "parser_errors": errors,
     }
+
+
+READING_FIELDS = ("pred", "pred_robust", "pred_official", "correct", "truncated", "parser_errors")
+
+
+def payload_reading(payload: dict) -> dict:
+    """The reading fields of a one-answer payload (one entry of ``repeats``)."""
+    return {k: payload[k] for k in READING_FIELDS}
+
+
+# Aggregations that are not a group metric: they get no stability keys under --repeats.
+NOT_GROUP_METRICS = ("invalid_rate", "parse_disagreement", "truncated_rate", "caption_sim", "mc_bias")
+
+
+def is_group_metric(name: str) -> bool:
+    """Whether metric key (or aggregation function) ``name`` is a group metric with ``--repeats`` stability keys."""
+    base = name.removeprefix("prob_")
+    return not (
+        base.endswith(("_ci_low", "_ci_high")) or any(base == n or base.startswith(f"{n}_") for n in NOT_GROUP_METRICS)
+    )
+
+
+def with_repeat_keys(keys: Iterable[str], payload: dict) -> list[str]:
+    """``keys`` plus ``<key>_<suffix>`` of every stability suffix for each group-metric key, only when the
+    payload holds k > 1 repeats (one answer per question adds no key: the run's keys stay as they were)."""
+    keys = list(keys)
+    if not payload.get("repeats"):
+        return keys
+    from temporal_tasks.scoring import STABILITY
+
+    return keys + [f"{key}_{suffix}" for key in keys if is_group_metric(key) for suffix in STABILITY]
 
 
 def parse_disagreement(items: list) -> float:
@@ -134,10 +244,13 @@ def truncated_rate(items: list) -> float:
 
 
 def first_answer(results: Sequence[Any] | None) -> str:
-    """lmms-eval passes a list of (stripped) generations; empty or missing means an empty answer."""
+    """lmms-eval passes a list of (stripped) generations; empty or missing means an empty answer.
+    (The k answers of ``--repeats k``, as one list, give their first.)"""
     if not results:
         return ""
     first = results[0]
+    if isinstance(first, list | tuple):
+        first = first[0] if first else None
     return "" if first is None else str(first)
 
 
@@ -207,7 +320,7 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
     cats = [slug(c) for c in payload["categories"]]
     for metric in per_category:
         keys.extend(f"{metric}_{cat}" for cat in cats)
-    return share(payload, keys)
+    return share(payload, with_repeat_keys(keys, payload))
 
 
 def check_zero_shot() -> None:

@@ -1,7 +1,8 @@
 """``temporal_replay``: an lmms-eval model that answers from a file of recorded responses.
 
 ``--model temporal_replay --model_args responses=FILE.jsonl``, one line per question:
-``{"question_id": "...", "response": "..."}`` and, for log-likelihood tasks, optionally
+``{"question_id": "...", "response": "..."}`` (with ``--repeats k``, ``"response"`` may be a list of k
+answers: repeat r gets the r-th) and, for log-likelihood tasks, optionally
 ``"loglikelihood": {"Yes": -0.1, "No": -2.4}`` (log-probabilities of each continuation).
 A line may name its ``"task"``: question ids are unique within a task, not across
 benchmarks, so one file can serve several tasks (a task-specific line wins over a plain one).
@@ -52,7 +53,14 @@ def read_responses(path: str | Path) -> dict[tuple[str | None, str], dict]:
                 raise DataError(f'{where}: each line must be an object with "question_id" and "response".')
             if "response" not in rec and "loglikelihood" not in rec:
                 raise DataError(f'{where}: no "response" (or "loglikelihood") for question {rec["question_id"]!r}.')
-            if "response" in rec and not isinstance(rec["response"], str | None):
+            response = rec.get("response")
+            if isinstance(response, list):
+                if not response or not all(isinstance(r, str | None) for r in response):
+                    raise DataError(
+                        f'{where}: "response" of question {rec["question_id"]!r} must be a string or a non-empty '
+                        "list of strings (one answer per --repeats repeat)."
+                    )
+            elif "response" in rec and not isinstance(response, str | None):
                 raise DataError(f'{where}: "response" must be a string, got {type(rec["response"]).__name__}.')
             ll = rec.get("loglikelihood")
             if ll is not None and (
@@ -162,14 +170,38 @@ class TemporalReplay(lmms):
         indices = list(range(len(requests)))
         if self._order == "length":  # lmms-eval's Collator: longest prompt first, ties by prompt
             indices.sort(key=lambda i: (-len(str(requests[i].args[0])), str(requests[i].args[0])))
+        # --repeats k: lmms-eval sends each request k times (the same Instance, in a row); the r-th copy, in
+        # lmms-eval's order, is repeat r and gets the r-th answer of a list "response".
+        repeat_of: dict[int, int] = {}
+        seen: dict[tuple, int] = {}
+        for i, req in enumerate(requests):
+            *_, doc_id, task, split = req.args
+            key = (task, split, doc_id)
+            repeat_of[i] = seen.get(key, 0)
+            seen[key] = repeat_of[i] + 1
         for i in indices:
             req = requests[i]
             *_, doc_id, task, split = req.args
             self._serve(req)
             rec = self._record(task, split, doc_id, missing)
-            out[i] = "" if rec is None else (rec.get("response") or "")
+            out[i] = "" if rec is None else self._answer(rec, repeat_of[i], int(getattr(req, "repeats", 1) or 1))
         self._report_missing(missing, "response")
         return out
+
+    def _answer(self, rec: dict, r: int, k: int) -> str:
+        """Repeat ``r`` of ``k``'s answer: the record's string, or the r-th of its list of k answers."""
+        response = rec.get("response")
+        if isinstance(response, list):
+            if len(response) != k:
+                stop(
+                    DataError(
+                        f"temporal_replay: {self._path}: question {rec['question_id']!r} has a list of "
+                        f"{len(response)} responses but the run asks for {k} answer(s) per question (--repeats "
+                        f"{k}). Give exactly {k} responses (one per repeat) or a single string."
+                    )
+                )
+            response = response[r]
+        return response or ""
 
     def loglikelihood(self, requests) -> list[tuple[float, bool]]:
         """Return lmms-eval's loss convention: the negative log-probability of the continuation."""

@@ -19,6 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks.scoring import STABILITY
+
 __all__ = [
     "BENCHMARKS",
     "BenchmarkSpec",
@@ -461,6 +463,8 @@ def classify(spec: BenchmarkSpec, metric: str) -> tuple[str, str | None, str | N
     """``("headline", None, None)``, ``("category", family, category)`` or ``("other", None, None)``."""
     if metric in spec.headline:
         return "headline", None, None
+    if metric.endswith(tuple(f"_{suffix}" for suffix in STABILITY)):
+        return "other", None, None  # --repeats stability keys (instance_acc_repeat_sd), not categories
     for family in sorted(spec.families, key=len, reverse=True):
         if metric.startswith(family + "_") and len(metric) > len(family) + 1:
             return "category", family, metric[len(family) + 1 :]

@@ -75,23 +75,55 @@ def read_samples(path: Path) -> list[dict]:
     return _read_samples(path)
 
 
-def reparse(payload: dict, mode: str | None) -> dict:
-    """A copy of ``payload`` with both readings, ``pred`` and ``correct`` recomputed from the raw answer."""
+def line_answers(line: dict) -> list[str] | None:
+    """The k answers of a sample line of a ``--repeats k`` run, as ``process_results`` saw them (stripped).
+
+    lmms-eval logs them as ``filtered_resps`` (``[a1, …, ak]``, or nested one level) and, in some
+    versions, ``resps``.
+    """
+    for field in ("filtered_resps", "resps"):
+        given = line.get(field)
+        if isinstance(given, list) and given and isinstance(given[0], list):
+            given = given[0]
+        if isinstance(given, list) and given:
+            return ["" if a is None else str(a).strip() for a in given]
+    return None
+
+
+def reparse(payload: dict, mode: str | None, answers: list[str] | None = None) -> dict:
+    """A copy of ``payload`` with both readings, ``pred`` and ``correct`` recomputed from the raw answer.
+
+    A payload of a ``--repeats k`` run (``repeats``) re-reads each repeat's answer from ``answers`` (the
+    sample line's ``resps``); the top-level fields stay repeat 0's.
+    """
     if "parser" not in payload or "answer" not in payload:
         return dict(payload)  # e.g. log-likelihood payloads: nothing to parse
     from temporal_tasks.parsing import get_parser
 
     use = mode or payload.get("parser_mode") or "robust"
-    robust, official = get_parser(payload["parser"]).read_both(payload["answer"], payload.get("option_keys"))
-    pred = official if use == "official" else robust
-    return {
-        **payload,
-        "pred": pred,
-        "pred_robust": robust,
-        "pred_official": official,
-        "correct": pred is not None and pred == payload["gold"],
-        "parser_mode": use,
-    }
+    parser = get_parser(payload["parser"])
+
+    def read(answer: str) -> dict:
+        robust, official = parser.read_both(answer, payload.get("option_keys"))
+        pred = official if use == "official" else robust
+        return {
+            "pred": pred,
+            "pred_robust": robust,
+            "pred_official": official,
+            "correct": pred is not None and pred == payload["gold"],
+        }
+
+    out = {**payload, **read(payload["answer"]), "parser_mode": use}
+    repeats = payload.get("repeats")
+    if repeats:
+        if answers is None or len(answers) != len(repeats):
+            raise DataError(
+                f"question {payload.get('question_id')!r}: its payload holds {len(repeats)} repeats but the sample "
+                f"line's resps hold {0 if answers is None else len(answers)} answers; the samples file is not the "
+                "one lmms-eval wrote for this run."
+            )
+        out["repeats"] = [{**rep, **read(answer)} for rep, answer in zip(repeats, answers, strict=True)]
+    return out
 
 
 @contextmanager
@@ -132,7 +164,7 @@ def task_items(task: str, lines: list[dict], mode: str | None = None) -> tuple[d
         if payload is None:
             continue
         payloads.append(payload)
-        fresh = reparse(payload, mode)
+        fresh = reparse(payload, mode, line_answers(line) if payload.get("repeats") else None)
         for key in fed_keys(line):
             if key in items:
                 items[key].append(fresh)

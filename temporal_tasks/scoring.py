@@ -24,7 +24,9 @@ A different payload set starts a new pass and frees the old one.
 
 from __future__ import annotations
 
+import contextvars
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -35,10 +37,10 @@ from temporal_tasks.log import warn_once
 from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass
 
 __all__ = [
-    "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "GroupOutcomes", "InvalidPolicy", "Metric", "MetricResult", "Payload",
-    "PayloadTable", "Units", "aggregators", "bootstrap_ci", "complete_groups", "group_counts", "group_outcomes",
-    "outcome_functions", "payload_table", "percent", "question_rate", "reset_pass", "score", "slug",
-    "stratified_percent", "stratum_values",
+    "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "STABILITY", "GroupOutcomes", "InvalidPolicy", "Metric", "MetricResult",
+    "Payload", "PayloadTable", "Units", "aggregators", "bootstrap_ci", "bootstrap_ci_repeats", "complete_groups",
+    "group_counts", "group_outcomes", "outcome_functions", "payload_table", "percent", "question_rate", "reset_pass",
+    "score", "slug", "stability_aggregations", "stratified_percent", "stratum_values",
 ]  # fmt: skip
 
 Units = Sequence[Sequence[str]] | Literal["each", "all"]
@@ -109,11 +111,48 @@ class Metric:
 
 @dataclass(frozen=True)
 class MetricResult:
-    """A metric value with its bootstrap CI."""
+    """A metric value with its bootstrap CI; with ``--repeats k`` (k > 1) also its stability over the repeats.
+
+    ``value``: the mean over the repeats of the metric on repeat r alone; ``consensus_accuracy``: the metric
+    on each question's majority reading; ``consistency_rate``: percent of groups whose outcome is the same in
+    every repeat; ``repeat_sd``: sample SD of the per-repeat values. NaN with one answer per question.
+    """
 
     value: float
     ci_low: float
     ci_high: float
+    consensus_accuracy: float = math.nan
+    consistency_rate: float = math.nan
+    repeat_sd: float = math.nan
+
+
+# The stability keys ``<metric>_<suffix>`` of a sampled run (``--repeats k``, k > 1).
+STABILITY = ("consensus_accuracy", "consistency_rate", "repeat_sd")
+_view: contextvars.ContextVar[str | None] = contextvars.ContextVar("temporal_tasks_stability_view", default=None)
+
+
+def stability_aggregations(namespace: Mapping[str, Callable], names: Sequence[str]) -> dict[str, Callable]:
+    """For each aggregation ``namespace[name]``, the functions ``<name>_<suffix>`` of :data:`STABILITY`.
+
+    Each runs the aggregation with :func:`score` answering that stability field as the value, so any
+    aggregation built on :func:`score` (headline, category, per-test) gets its stability keys without a
+    second implementation.
+    """
+    out: dict[str, Callable] = {}
+    for name in names:
+        for suffix in STABILITY:
+
+            def fn(items: list, _f: Callable = namespace[name], _s: str = suffix) -> float:
+                token = _view.set(_s)
+                try:
+                    return _f(items)
+                finally:
+                    _view.reset(token)
+
+            fn.__name__ = fn.__qualname__ = f"{name}_{suffix}"
+            fn.__doc__ = f"{name}: {suffix.replace('_', ' ')} over the --repeats answers (percent / points)."
+            out[fn.__name__] = fn
+    return out
 
 
 # --------------------------------------------------------------------------- reduce: counts per group
@@ -128,7 +167,7 @@ def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = No
     if policy == "drop_group":
         usable = ~bad.any(axis=1)
     if metric.row_field is not None:  # only this key's questions are units; the rest only complete the group
-        mine = np.fromiter((slug(v or "") == row_value for v in table.values(metric.row_field)), bool)
+        mine = np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
         present = present & table.role_matrix(rows, mine)[complete]
     if metric.rule == "score_gt":
         scores = table.values(metric.score_field)
@@ -198,6 +237,8 @@ def score(
         if not items:
             return MetricResult(math.nan, math.nan, math.nan)
         table = payload_table(items, label)
+        if table.repeats > 1:
+            return _score_repeats(table, metric, label=label, key=key, report=report, row_value=row_value)
         counts, complete = group_counts(table, metric, row_value)
         if report:
             _warn_left_out(label, complete, table.duplicates)
@@ -217,7 +258,104 @@ def score(
         keep = (counts[:, 1] > 0) & ~np.isin(strata, list(metric.exclude_strata))
         return MetricResult(value, *bootstrap_ci(counts[keep], strata[keep].tolist()))
 
-    return memo(("score", label, key, metric, metric.policy(), row_value), items, compute)
+    result = memo(("score", label, key, metric, metric.policy(), row_value), items, compute)
+    view = _view.get()
+    if view is None:
+        return result
+    return MetricResult(getattr(result, view), math.nan, math.nan)
+
+
+def _one_value(counts: np.ndarray, strata: np.ndarray | None, metric: Metric, label: str, key: str) -> float:
+    """The metric's value from per-group counts: pooled, or the mean of the strata's pooled percentages."""
+    if strata is None:
+        return percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
+    per = {}
+    for s in sorted(set(strata.tolist())):
+        sel = counts[strata == s]
+        per[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
+    if metric.one_stratum:
+        if len(per) > 1:
+            raise ValueError(f"{label}: a per-stratum key {key} received several strata {sorted(per)}")
+        return next(iter(per.values())) if per else math.nan
+    return _strata_mean(per, metric, label, key)
+
+
+def _score_repeats(
+    table: PayloadTable, metric: Metric, *, label: str, key: str, report: bool, row_value: str | None
+) -> MetricResult:
+    """:func:`score` of a sampled run (k > 1 answers per question): every repeat scored on its own.
+
+    Stability is per group, not per question: the headline metrics are all-or-nothing over a group, so a
+    group's outcome (its ``[right, units]`` counts) is what must be stable. The CI resamples groups with
+    their k outcomes together.
+    """
+    k = table.repeats
+    per_repeat = [group_counts(table.for_repeat(r), metric, row_value) for r in range(k)]
+    complete = per_repeat[0][1]
+    if report:
+        _warn_left_out(label, complete, table.duplicates)
+    counts = np.stack([c for c, _ in per_repeat], axis=1)  # (groups, k, 2)
+    consensus_counts, _ = group_counts(table.for_consensus(), metric, row_value)
+    strata = group_strata(table, metric.strata) if metric.strata is not None else None
+    values = np.array([_one_value(counts[:, r], strata, metric, label, key) for r in range(k)], dtype=float)
+    consensus = _one_value(consensus_counts, strata, metric, label, key)
+    keep = (counts[:, :, 1] > 0).any(axis=1)
+    if strata is not None and not metric.one_stratum:
+        keep &= ~np.isin(strata, list(metric.exclude_strata))
+    same = (counts == counts[:, :1]).all(axis=(1, 2))
+    consistency = percent(int((same & keep).sum()), int(keep.sum()))
+    # A repeat with nothing to score for this key (e.g. VELOCITI's official rule dropped all its pairs) has no
+    # value: the mean and SD are over the repeats that have one (NaN when none, SD NaN below two).
+    scored = values[~np.isnan(values)]
+    value = float(scored.sum() / len(scored)) if len(scored) else math.nan
+    sd = float(np.std(scored, ddof=1)) if len(scored) > 1 else math.nan
+    if metric.one_stratum:
+        low, high = math.nan, math.nan
+    else:
+        low, high = bootstrap_ci_repeats(counts[keep], None if strata is None else strata[keep].tolist())
+    return MetricResult(value, low, high, consensus, consistency, sd)
+
+
+def bootstrap_ci_repeats(
+    counts: np.ndarray,
+    strata: Sequence[str] | None = None,
+    *,
+    iters: int = BOOTSTRAP_ITERS,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean over repeats, resampling groups with their k outcomes together.
+
+    ``counts``: (groups, k, 2) ``[right, units]`` per group and repeat. The statistic of a resample is the
+    mean over repeats of each repeat's percentage; with ``strata``, groups are resampled within strata and
+    each repeat's value is the mean of its strata's percentages. As in :func:`bootstrap_ci`, a resample only
+    depends on how many draws land on each distinct joint outcome, which is multinomial.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    if len(counts) == 0:
+        return math.nan, math.nan
+    k = counts.shape[1]
+    rng = np.random.default_rng(seed)
+    labels = np.asarray(strata) if strata is not None else np.zeros(len(counts), dtype=np.int64)
+    per_stratum = []
+    for stratum in sorted(set(labels.tolist())):
+        flat = counts[labels == stratum].reshape(-1, 2 * k)
+        classes, weight = np.unique(flat, axis=0, return_counts=True)
+        draws = rng.multinomial(int(weight.sum()), weight / weight.sum(), size=iters)  # (iters, K)
+        num = draws @ classes[:, 0::2]  # (iters, k)
+        den = draws @ classes[:, 1::2]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_stratum.append(np.where(den > 0, 100.0 * num / np.maximum(den, 1), np.nan))
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is a NaN statistic, dropped below
+        per_repeat = np.nanmean(np.stack(per_stratum), axis=0) if len(per_stratum) > 1 else per_stratum[0]
+        stats = np.nanmean(per_repeat, axis=1)  # over the repeats with a value, as the metric itself
+    stats = stats[~np.isnan(stats)]
+    if stats.size == 0:
+        return math.nan, math.nan
+    tail = 100.0 * (1.0 - level) / 2.0
+    low, high = np.percentile(stats, [tail, 100.0 - tail])
+    return float(low), float(high)
 
 
 def stratum_values(items: Sequence[Payload], metric: Metric, *, label: str) -> dict[str, float]:
@@ -326,17 +464,30 @@ def question_rate(items: Sequence[Payload], flag: str, label: str = "") -> float
     if not items:
         return math.nan
     table = payload_table(items, label)
+    if table.repeats > 1:  # every answer counts: k x questions
+        rates = [_question_hits(table.for_repeat(r), flag, r) for r in range(table.repeats)]
+        return percent(sum(h for h, _ in rates), sum(n for _, n in rates))
+    hits, counted = _question_hits(table, flag)
+    return percent(hits, counted)
+
+
+def _question_hits(table: PayloadTable, flag: str, repeat: int | None = None) -> tuple[int, int]:
+    """``(questions whose flag holds, questions counted)`` of one table (one repeat's readings)."""
+
+    def values(key: str, default: object) -> np.ndarray:
+        return table.values(key, default) if repeat is None else table.repeat_values(key, repeat, default)
+
     present, _correct, bad, complete, seen = table.matrices()
     if flag == "invalid":
-        return percent(int(bad[complete].sum()), int(present[complete].sum()))
+        return int(bad[complete].sum()), int(present[complete].sum())
     counted = complete[table.group_rows(seen)]
     if flag == "disagree":
-        robust, official = table.values("pred_robust", _MISSING), table.values("pred_official", _MISSING)
+        robust, official = values("pred_robust", _MISSING), values("pred_official", _MISSING)
         counted = counted & (robust != _MISSING) & (official != _MISSING)
         hits = robust != official
     else:
-        hits = np.fromiter(map(bool, table.values(flag, False)), bool, len(table.source))
-    return percent(int((counted & hits).sum()), int(counted.sum()))
+        hits = np.fromiter(map(bool, values(flag, False)), bool, len(table.source))
+    return int((counted & hits).sum()), int(counted.sum())
 
 
 _MISSING = object()
@@ -460,4 +611,5 @@ def aggregators(
             fn.__name__ = fn.__qualname__ = f"{name}{suffix}"
             fn.__doc__ = f"{label} {name}: {what} (percent; groups bootstrapped for the CI)."
             out[fn.__name__] = fn
+        out.update(stability_aggregations(out, (name, f"{name}_category")))
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,38 @@ class PayloadTable:
     role_names: np.ndarray
     duplicates: int = 0
     _matrices: tuple | None = field(default=None, repr=False)
+    # ``--repeats k`` (k > 1): per row and repeat, (rows, k) arrays; ``consensus``: the majority reading's
+    # (correct, invalid) per row (a tie is unreadable). None with one answer per question.
+    repeat_correct: np.ndarray | None = field(default=None, repr=False)
+    repeat_invalid: np.ndarray | None = field(default=None, repr=False)
+    consensus: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _views: dict = field(default_factory=dict, repr=False)  # repeat r / "consensus" -> its table (matrices memoised)
+    _shared: dict = field(default_factory=dict, repr=False)  # per-row field values, shared with the repeat views
+
+    @property
+    def repeats(self) -> int:
+        """How many answers each question has (1 without ``--repeats``)."""
+        return 1 if self.repeat_correct is None else int(self.repeat_correct.shape[1])
+
+    def for_repeat(self, r: int) -> PayloadTable:
+        """The table of repeat ``r`` alone (same rows and groups, that repeat's readings)."""
+        assert self.repeat_correct is not None and self.repeat_invalid is not None
+        if r not in self._views:
+            self._views[r] = replace(
+                self, correct=self.repeat_correct[:, r], invalid=self.repeat_invalid[:, r], _matrices=None,
+                repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
+            )  # fmt: skip
+        return self._views[r]
+
+    def for_consensus(self) -> PayloadTable:
+        """The table of each question's majority reading across the repeats."""
+        assert self.consensus is not None
+        if "consensus" not in self._views:
+            self._views["consensus"] = replace(
+                self, correct=self.consensus[0], invalid=self.consensus[1], _matrices=None,
+                repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
+            )  # fmt: skip
+        return self._views["consensus"]
 
     @classmethod
     def build(cls, items: Sequence[Payload], label: str) -> PayloadTable:
@@ -68,22 +100,45 @@ class PayloadTable:
             _check_duplicates(items, key, keep, label)
         group_size = np.zeros(len(group_names), dtype=np.int64)
         group_size[group_codes[::-1]] = sizes[::-1]  # the first payload's size wins
-        return cls(
+        table = cls(
             items, keep, group_codes[keep], role_codes[keep], correct[keep], invalid[keep], group_size,
             np.asarray(group_names, dtype=object), np.asarray(role_names, dtype=object), n - len(keep),
         )  # fmt: skip
+        k = _repeat_count(items, label)
+        if k > 1:
+            rep_correct, rep_invalid, cons_correct, cons_invalid = _repeat_readings([items[i] for i in keep], k)
+            table.repeat_correct, table.repeat_invalid = rep_correct, rep_invalid
+            table.consensus = (cons_correct, cons_invalid)
+        return table
 
     def subset(self, rows: np.ndarray, items: Sequence[Payload]) -> PayloadTable:
         """The table restricted to ``rows``, for ``items`` (one payload per row, in that order)."""
-        return PayloadTable(
+        table = PayloadTable(
             items, np.arange(len(rows)), self.group[rows], self.role[rows], self.correct[rows], self.invalid[rows],
             self.group_size, self.group_names, self.role_names,
         )  # fmt: skip
+        if self.repeat_correct is not None and self.repeat_invalid is not None and self.consensus is not None:
+            table.repeat_correct, table.repeat_invalid = self.repeat_correct[rows], self.repeat_invalid[rows]
+            table.consensus = (self.consensus[0][rows], self.consensus[1][rows])
+        return table
 
     def values(self, key: str, default: Any = None) -> np.ndarray:
         """Per row, the payload field ``key`` (``default`` where a payload lacks it), as an object array."""
         out = np.empty(len(self.items), dtype=object)
         out[:] = list(map(operator.methodcaller("get", key, default), self.items))
+        return out if len(self.source) == len(self.items) else out[self.source]
+
+    def field_slugs(self, key: str, slug: Callable[[str], str]) -> np.ndarray:
+        """Per row, ``slug`` of the payload field ``key`` (memoised: the same for every repeat of the rows)."""
+        cache_key = ("slugs", key)
+        if cache_key not in self._shared:
+            self._shared[cache_key] = np.asarray([slug(v or "") for v in self.values(key)], dtype=object)
+        return self._shared[cache_key]
+
+    def repeat_values(self, key: str, r: int, default: Any = None) -> np.ndarray:
+        """Per row, the field ``key`` of repeat ``r``'s reading (``payload["repeats"][r]``), as an object array."""
+        out = np.empty(len(self.items), dtype=object)
+        out[:] = [p["repeats"][r].get(key, default) for p in self.items]
         return out if len(self.source) == len(self.items) else out[self.source]
 
     def matrices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -114,6 +169,45 @@ class PayloadTable:
         out = np.full((n_groups, len(self.role_names)), fill, dtype=values.dtype)
         out[rows, self.role] = values
         return out
+
+
+def _repeat_count(items: Sequence[Payload], label: str) -> int:
+    """k: the length of the payloads' ``repeats`` list (1 when they have none); all payloads must agree."""
+    counts = {len(p.get("repeats") or ()) or 1 for p in items}
+    if len(counts) > 1:
+        raise ValueError(
+            f"{label or 'scoring'}: the answers have different numbers of repeats ({sorted(counts)}); the payloads "
+            "come from different runs (--repeats differs). Score each run's samples on their own."
+        )
+    return counts.pop() if counts else 1
+
+
+def majority(readings: Sequence[Any]) -> Any:
+    """The reading most of ``readings`` agree on; ``None`` (unreadable) on a tie for the most votes."""
+    from collections import Counter
+
+    top = Counter(readings).most_common(2)
+    if not top or (len(top) > 1 and top[0][1] == top[1][1]):
+        return None
+    return top[0][0]
+
+
+def _repeat_readings(items: Sequence[Payload], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per payload: (rows, k) correct and invalid arrays, and the majority reading's correct and invalid."""
+    n = len(items)
+    correct = np.zeros((n, k), dtype=bool)
+    invalid = np.zeros((n, k), dtype=bool)
+    cons_correct = np.zeros(n, dtype=bool)
+    cons_invalid = np.zeros(n, dtype=bool)
+    for i, p in enumerate(items):
+        reps = p["repeats"]
+        preds = [rep.get("pred") for rep in reps]
+        correct[i] = [bool(rep.get("correct")) for rep in reps]
+        invalid[i] = [pred is None for pred in preds]
+        pred = majority(preds)
+        cons_invalid[i] = pred is None
+        cons_correct[i] = pred is not None and pred == p.get("gold")
+    return correct, invalid, cons_correct, cons_invalid
 
 
 def _check_duplicates(items: Sequence[Payload], key: np.ndarray, first: np.ndarray, label: str) -> None:

@@ -43,10 +43,18 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload, share
+from temporal_tasks.harness import answers, docs_dataset, first_answer, make_payload, share, with_repeat_keys
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option, truncated_thinking
-from temporal_tasks.scoring import Metric, MetricResult, outcome_functions, question_rate, score, slug
+from temporal_tasks.scoring import (
+    Metric,
+    MetricResult,
+    outcome_functions,
+    question_rate,
+    score,
+    slug,
+    stability_aggregations,
+)
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()
@@ -319,7 +327,7 @@ def process_docs_caption(dataset):  # noqa: ARG001
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """The question's payload under the headline keys, its source's keys and its video's category keys."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     payload.update(source=doc["source"], category=doc.get("category") or "", part=doc.get("part", ""))
     keys = list(HEADLINE)
     src = slug(doc["source"])
@@ -330,7 +338,7 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     for cat in sorted({slug(c) for c in doc.get("video_categories") or ()}):
         if cat in CATEGORY_SLUGS:
             keys += [f"binary_acc_{cat}", f"mba_{cat}"]
-    return share(payload, keys)
+    return share(payload, with_repeat_keys(keys, payload))
 
 
 # BA: every binary question of the complete videos ("each"); MBA: a video's questions all right ("all").
@@ -419,6 +427,11 @@ def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:
 for _cat in CATEGORY_SLUGS:
     globals().update(_category_aggregations(_cat))
 
+# --repeats k (k > 1): <metric>_consensus_accuracy, _consistency_rate, _repeat_sd of BA and MBA, per source/category.
+_GROUP_METRICS = ("binary_acc", "mba", "binary_acc_subset", "mba_subset")
+_GROUP_METRICS += tuple(f"{m}_{c}" for c in CATEGORY_SLUGS for m in ("binary_acc", "mba"))
+globals().update(stability_aggregations(globals(), _GROUP_METRICS))
+
 
 def overall_mean(metrics: list[float], sizes: list[int], weight_by_size: bool = False) -> float:  # noqa: ARG001
     """Group aggregation of ``temporalbench_mba``: the paper's "Overall" = plain mean of short and long."""
@@ -439,6 +452,11 @@ def random_mba(docs: list[dict]) -> float:
 
 def process_results_caption(doc: dict, results: list) -> dict[str, dict]:
     """Per-caption payload (the raw answer and the reference)."""
+    if results and len(results) > 1:  # --repeats k: lmms-eval hands all k captions (our AllAnswers filter)
+        warn_once(
+            f"temporalbench_caption_sim: --repeats {len(results)}: caption similarity scores the first of the "
+            "k captions of each video (its metric has no groups to be stable over); the others are in the samples."
+        )
     payload = {
         "question_id": doc["question_id"],
         "group_id": doc["group_id"],

@@ -30,7 +30,7 @@ from temporal_tasks.data import (
     read_jsonl,
     require_fields,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
+from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
@@ -238,7 +238,7 @@ def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder sp
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """One payload under every metric key this trial feeds."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     return results_for(payload, HEADLINE, per_category=("instance_acc",))
 
 

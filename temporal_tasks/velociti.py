@@ -36,7 +36,7 @@ from temporal_tasks.data import (
     content_dirs,
     find_in,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload, share
+from temporal_tasks.harness import answers, docs_dataset, make_payload, share, with_repeat_keys
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import (
     YES_NO_OPTIONS,
@@ -55,6 +55,7 @@ from temporal_tasks.scoring import (
     group_outcomes,
     question_rate,
     score,
+    stability_aggregations,
 )
 
 NAME = "velociti"
@@ -363,21 +364,20 @@ MC_KEYS = (
 def _keys_for(payload: dict, keys: Sequence[str]) -> dict[str, dict]:
     # A per-test key only receives that test's questions; headline keys receive all of them.
     test = payload["test"]
-    return share(
-        payload, [k for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")]
-    )
+    kept = [k for k in keys if not any(k.endswith(f"_{t}") for t in ALL_TESTS) or k.endswith(f"_{test}")]
+    return share(payload, with_repeat_keys(kept, payload))
 
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """Generated Yes/No answer -> payload under the StrictVLE keys."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     payload["test"] = doc["test_name"]
     return _keys_for(payload, STRICT_KEYS)
 
 
 def process_results_mc(doc: dict, results: list) -> dict[str, dict]:
     """Generated A/B answer -> payload under the MC keys."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     payload["test"] = doc["test_name"]
     return _keys_for(payload, MC_KEYS)
 
@@ -645,3 +645,8 @@ GROUP_OUTCOMES: dict[str, Callable[[list], GroupOutcomes]] = {
     **{name: _outcomes(name, False) for name in METRICS},
     **{f"{name}_test": _outcomes(name, True) for name in METRICS},
 }
+
+
+# --repeats k (k > 1): <metric>_consensus_accuracy, _consistency_rate, _repeat_sd of every generate-task group metric.
+_GROUP_METRICS = ("strict_vle", "strict_vle_test", "mc_a", "mc_b", "mc_both", "mc_a_test", "mc_b_test", "mc_both_test")
+globals().update(stability_aggregations(globals(), _GROUP_METRICS))

@@ -34,7 +34,7 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.harness import docs_dataset, first_answer, make_payload, results_for
+from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
@@ -455,7 +455,7 @@ def doc_to_visual(doc: dict) -> list[str]:
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """One payload under every metric key the question's task reports."""
-    payload = make_payload(doc, first_answer(results))
+    payload = make_payload(doc, answers(results))
     headline, per_category = metric_keys(doc["variant"])
     return results_for(payload, headline, per_category=per_category)
 

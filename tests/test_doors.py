@@ -478,9 +478,21 @@ def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeyp
         fresh = run("--cache_requests", "refresh", data_dir=full)
         assert fresh.results["n-samples"][task]["effective"] == 2400
     elif row == "repeats":
-        # lmms-eval 0.7.3 asks each question k times; our payload reads the first answer (issue 23 adds more)
-        done = run("--repeats", "2")
-        _same_numbers(done.metrics(task), _expected(data, monkeypatch))
+        # lmms-eval 0.7.3 asks each question k times and every answer is scored (issue 23). The replay gives
+        # both repeats the same answer: every value is the single run's, plus the stability keys of each group
+        # metric (consensus = the value, every group consistent, SD 0). tests/test_repeats.py: differing repeats.
+        from temporal_tasks.harness import is_group_metric
+
+        done = run("--repeats", "2").metrics(task)
+        want = _expected(data, monkeypatch)
+        stability = {f"{k}_{s}" for k in want if is_group_metric(k) for s in ("consensus_accuracy",
+                     "consistency_rate", "repeat_sd")}  # fmt: skip
+        assert set(done) == set(want) | stability
+        _same_numbers({k: v for k, v in done.items() if k in want}, want)
+        for key, value in want.items():
+            if is_group_metric(key) and value == value:
+                assert done[f"{key}_consensus_accuracy"] == pytest.approx(value, abs=1e-9), key
+                assert done[f"{key}_consistency_rate"] == 100.0 and done[f"{key}_repeat_sd"] == 0.0, key
     elif row == "process_docs_parallel":
         _same_numbers(run("--process_docs_parallel", "1").metrics(task), _expected(data, monkeypatch))
     elif row in ("config_one_entry", "config_two_entries"):

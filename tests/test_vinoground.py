@@ -363,7 +363,9 @@ def test_incomplete_pairs_are_left_out(offline_env):
 
 
 def test_yaml_metric_lists_match_process_results():
+    from temporal_tasks.harness import is_group_metric
     from temporal_tasks.registry import task_config
+    from temporal_tasks.scoring import STABILITY
 
     variants = {"vinoground_group": "group", "vinoground_group_official": "official", "vinoground_text": "text",
                 "vinoground_video": "video", "vinoground_text_blind": "text_blind"}  # fmt: skip
@@ -372,7 +374,10 @@ def test_yaml_metric_lists_match_process_results():
         assert config["task"] == task and config["reasoning_tags"] == "none"
         listed = {m["metric"] for m in config["metric_list"]}
         headline, per_cat = vinoground.metric_keys(variant)
-        assert listed == set(headline) | {f"{m}_{c}" for m in per_cat for c in CATS}, task
+        keys = set(headline) | {f"{m}_{c}" for m in per_cat for c in CATS}
+        # --repeats k: every group metric (headline or category) also lists its three stability keys
+        keys |= {f"{k}_{s}" for k in keys if is_group_metric(k) for s in STABILITY}
+        assert listed == keys, task
         assert config["process_docs"] == ("!function", f"temporal_tasks.vinoground.process_docs_{variant}")
 
 
