@@ -105,7 +105,7 @@ def answers(results: Sequence[Any] | None) -> str | list[str]:
     return given if len(given) > 1 else first_answer(given)
 
 
-def _reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
+def reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
     """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors."""
     if answer.startswith(API_FAILURE_MARKERS):
         _api_failed(doc, answer)
@@ -138,19 +138,14 @@ def make_payload(doc: dict, answer: Any) -> dict:
         mode = parser_mode()
         keys = option_keys(doc.get("options"))
         payload = make_payload(doc, texts[0])
-        payload["repeats"] = [payload_reading(payload)] + [_reading(doc, a, mode, keys) for a in texts[1:]]
+        payload["repeats"] = [payloadreading(payload)] + [reading(doc, a, mode, keys) for a in texts[1:]]
         payload["parser_errors"] = sum(rep["parser_errors"] for rep in payload["repeats"])
         return payload
     if isinstance(answer, list | tuple):
         answer = answer[0] if answer else ""
     answer = "" if answer is None else str(answer)
-    if answer.startswith(API_FAILURE_MARKERS):
-        _api_failed(doc, answer)
-    parser = get_parser(doc["parser"])
     mode = parser_mode()
     keys = option_keys(doc.get("options"))
-    robust, official, errors = parser.read_all(answer, keys)
-    pred = official if mode == "official" else robust
     return {
         "question_id": doc["question_id"],
         "group_id": doc["group_id"],
@@ -162,19 +157,14 @@ def make_payload(doc: dict, answer: Any) -> dict:
         "parser": doc["parser"],
         "parser_mode": mode,
         "option_keys": keys,
-        "pred": pred,
-        "pred_robust": robust,
-        "pred_official": official,
-        "correct": pred is not None and pred == doc["gold"],
-        "truncated": truncated_thinking(answer),
-        "parser_errors": errors,
+        **reading(doc, answer, mode, keys),
     }
 
 
 READING_FIELDS = ("pred", "pred_robust", "pred_official", "correct", "truncated", "parser_errors")
 
 
-def payload_reading(payload: dict) -> dict:
+def payloadreading(payload: dict) -> dict:
     """The reading fields of a one-answer payload (one entry of ``repeats``)."""
     return {k: payload[k] for k in READING_FIELDS}
 

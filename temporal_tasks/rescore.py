@@ -98,20 +98,13 @@ def reparse(payload: dict, mode: str | None, answers: list[str] | None = None) -
     """
     if "parser" not in payload or "answer" not in payload:
         return dict(payload)  # e.g. log-likelihood payloads: nothing to parse
-    from temporal_tasks.parsing import get_parser
+    from temporal_tasks.harness import reading
 
     use = mode or payload.get("parser_mode") or "robust"
-    parser = get_parser(payload["parser"])
+    keys = payload.get("option_keys")
 
     def read(answer: str) -> dict:
-        robust, official = parser.read_both(answer, payload.get("option_keys"))
-        pred = official if use == "official" else robust
-        return {
-            "pred": pred,
-            "pred_robust": robust,
-            "pred_official": official,
-            "correct": pred is not None and pred == payload["gold"],
-        }
+        return reading(payload, answer, use, keys)
 
     out = {**payload, **read(payload["answer"]), "parser_mode": use}
     repeats = payload.get("repeats")
@@ -123,6 +116,7 @@ def reparse(payload: dict, mode: str | None, answers: list[str] | None = None) -
                 "one lmms-eval wrote for this run."
             )
         out["repeats"] = [{**rep, **read(answer)} for rep, answer in zip(repeats, answers, strict=True)]
+        out["parser_errors"] = sum(rep["parser_errors"] for rep in out["repeats"])  # as make_payload counts them
     return out
 
 
