@@ -524,7 +524,9 @@ def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeyp
         scored = {k.split(",")[0]: v for k, v in got.items() if k.endswith(",none") and "_stderr" not in k}
         _same_numbers(scored, official)
         (samples,) = (tmp_path / "a").rglob("*_samples_*.jsonl")
-        modes = {json.loads(x)["trial_acc"]["parser_mode"] for x in samples.read_text().splitlines() if x}
+        from temporal_tasks.samples import line_payload
+
+        modes = {line_payload(json.loads(x))["parser_mode"] for x in samples.read_text().splitlines() if x}
         assert modes == {"official"}  # the samples say which reading scored them
     elif row == "seed":
         _same_numbers(run("--seed", "7,8,9,10").metrics(task), _expected(data, monkeypatch))
