@@ -138,13 +138,14 @@ def test_demo_runs_offline(tmp_path):
         capture_output=True, text=True, timeout=900, env=env,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    # The last lines are the one-screen summary: a header, a rule, then one row per demo task,
-    # each naming its benchmark's headline metric.
+    # The run ends with the one-screen summary: a header, a rule, one row per demo task, each naming its
+    # benchmark's headline metric, then each task's provenance.
     lines = out.stdout.rstrip().splitlines()
     from temporal_tasks.fixtures import demo_tasks
 
-    rows = lines[-len(demo_tasks()) :]
-    assert lines[-len(demo_tasks()) - 2].startswith("| Task | headline | value [95% CI]")
+    head = max(i for i, line in enumerate(lines) if line.startswith("| Task | headline | value [95% CI]"))
+    rows = lines[head + 2 : head + 2 + len(demo_tasks())]
+    assert "Provenance:" in lines[head:] and all(any(f"- {t}: " in x for x in lines[head:]) for t in demo_tasks())
     assert [r.split("|")[1].strip() for r in rows] == demo_tasks()
     headline = {r.split("|")[1].strip(): r.split("|")[2].strip() for r in rows}
     assert headline["timeblind_iacc"] == "I-Acc" and headline["vinoground_group"] == "group score"
