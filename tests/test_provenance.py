@@ -87,12 +87,14 @@ def test_cache_misses_when_n_changes(lmms_eval, fixture_root, tmp_path, monkeypa
     args = ["--use_cache", str(tmp_path / "response-cache")]
     base = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=8", args=args)
     rec = _record(base, "vinoground_group")
-    assert rec["frames"] == {"n": 8, "source": "--model_args max_num_frames=8", "applies_to": "paired videos"}
+    # temporal_replay keeps max_num_frames as an instance attribute, as the video models do: that is where N is read
+    source = "model instance attribute max_num_frames=8"
+    assert rec["frames"] == {"n": 8, "source": source, "applies_to": "paired videos"}
     assert rec["paired_layout"] == {"frames_per_clip": 3, "black_frames": 2}
     from temporal_tasks.report import summary_table
 
     shown = summary_table([tmp_path / "run1" / "results"])
-    assert "vinoground_group: reading robust; N=8 (--model_args max_num_frames=8; paired videos); paired 3+2+3" in shown
+    assert f"vinoground_group: reading robust; N=8 ({source}; paired videos); paired 3+2+3" in shown
     same = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=8", args=args)
     assert _cache_hits(same.output)[1] == 0
 
