@@ -1,3 +1,3 @@
 # lm-eval loads `!function timeblind.<name>` from this file: re-export the package's functions (no logic here).
 from temporal_tasks.lm_eval_tasks import *  # noqa: F403
-from temporal_tasks.timeblind import *  # noqa: F403
+from temporal_tasks.benchmarks.timeblind.tasks import *  # noqa: F403

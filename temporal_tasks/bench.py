@@ -150,7 +150,8 @@ def bench_overhead(pairs: list, work: Path) -> dict:
     """Our per-question cost on a TimeBlind-layout copy of the clips vs the dummy model's 8-frame decode."""
     from lmms_eval.models.model_utils.load_video import read_video
 
-    from temporal_tasks import harness, timeblind
+    from temporal_tasks import harness
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     root = work / "data" / "timeblind"
     (root / "videos").mkdir(parents=True)
@@ -189,7 +190,7 @@ def bench_overhead(pairs: list, work: Path) -> dict:
 
 
 def _timeblind_payloads(n: int) -> list[dict]:
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.harness import results_for
 
     rng = np.random.default_rng(1)
@@ -255,7 +256,7 @@ def write_vinoground_layout(root: Path, clip_pairs: list, num_pairs: int) -> lis
     """
     from itertools import combinations
 
-    from temporal_tasks import vinoground as vg
+    from temporal_tasks.benchmarks.vinoground import tasks as vg
 
     clips = [c for pair in clip_pairs for c in pair]
     combos = list(combinations(range(len(clips)), 2))

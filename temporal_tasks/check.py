@@ -99,7 +99,7 @@ def _decode_sample(part: Part, videos: Sequence[str], k: int) -> None:
 
 
 def _timeblind(data: BenchmarkData, k: int) -> list[Part]:
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     part = Part("timeblind", "data.jsonl + videos/ (timeblind_iacc)")
     docs = _load(part, lambda: timeblind.load_docs(data))
@@ -113,7 +113,7 @@ def _timeblind(data: BenchmarkData, k: int) -> list[Part]:
 
 
 def _vinoground(data: BenchmarkData, k: int) -> list[Part]:
-    from temporal_tasks import vinoground as vg
+    from temporal_tasks.benchmarks.vinoground import tasks as vg
 
     clips = Part("vinoground", f"{vg.CSV_NAME} + JSONs + {vg.CLIPS_ZIP} (text, video, group)")
     docs = _load(clips, lambda: vg.load_docs(data, variant="group"))
@@ -136,7 +136,7 @@ def _vinoground(data: BenchmarkData, k: int) -> list[Part]:
 
 
 def _temporalbench(data: BenchmarkData, k: int) -> list[Part]:
-    from temporal_tasks import temporalbench as tb
+    from temporal_tasks.benchmarks.temporalbench import tasks as tb
 
     parts = []
     for key, title, file_key, load in (
@@ -165,7 +165,7 @@ def _temporalbench(data: BenchmarkData, k: int) -> list[Part]:
 
 
 def _velociti(data: BenchmarkData, k: int) -> list[Part]:
-    from temporal_tasks import velociti
+    from temporal_tasks.benchmarks.velociti import tasks as velociti
 
     part = Part("velociti", "annotation table + velociti_videos.zip (every task)")
     rows = _load(part, lambda: velociti.load_rows(data))

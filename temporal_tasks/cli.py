@@ -78,7 +78,9 @@ def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Pa
     modules = fixture_modules()
     with open(path, "w", encoding="utf-8") as fh:
         for bench in benchmarks:
-            lines = demo_responses(importlib.import_module(f"temporal_tasks.{bench}").load_docs(), seed=seed)
+            lines = demo_responses(
+                importlib.import_module(f"temporal_tasks.benchmarks.{bench}.tasks").load_docs(), seed=seed
+            )
             for task in modules[bench].DEMO_TASKS:
                 for line in lines:
                     fh.write(json.dumps({"task": task, **line}) + "\n")
@@ -139,7 +141,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_prebuild(args: argparse.Namespace) -> int:
-    from temporal_tasks.vinoground import prebuild
+    from temporal_tasks.benchmarks.vinoground.tasks import prebuild
 
     paths = prebuild(args.num_frames)
     print(f"{len(paths)} paired videos ready")

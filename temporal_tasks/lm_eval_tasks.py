@@ -44,7 +44,7 @@ def _config(task: str) -> dict:
 
 
 def _resolve(ref) -> Callable:
-    # ("!function", "temporal_tasks.timeblind.process_docs") -> the function
+    # ("!function", "temporal_tasks.benchmarks.timeblind.tasks.process_docs") -> the function
     module, name = ref[1].rsplit(".", 1)
     return getattr(importlib.import_module(module), name)
 

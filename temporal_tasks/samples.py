@@ -23,23 +23,35 @@ from temporal_tasks.harness import SAME_AS
 
 # process_docs of each task config -> the loader that returns the same docs, without starting video builds.
 _LOADERS: dict[str, Callable[[], list[dict]]] = {
-    "temporal_tasks.timeblind.process_docs": lambda: _call("timeblind", "load_docs"),
+    "temporal_tasks.benchmarks.timeblind.tasks.process_docs": lambda: _call("timeblind", "load_docs"),
     **{
-        f"temporal_tasks.vinoground.process_docs_{v}": (lambda v=v: _call("vinoground", "load_docs", variant=v))
+        f"temporal_tasks.benchmarks.vinoground.tasks.process_docs_{v}": (
+            lambda v=v: _call("vinoground", "load_docs", variant=v)
+        )
         for v in ("group", "official", "text", "video", "text_blind")
     },
-    "temporal_tasks.temporalbench.process_docs_short": lambda: _call("temporalbench", "load_qa", "short_qa"),
-    "temporal_tasks.temporalbench.process_docs_long": lambda: _call("temporalbench", "load_qa", "long_qa"),
-    "temporal_tasks.temporalbench.process_docs_caption": lambda: _call("temporalbench", "load_caption_docs"),
-    "temporal_tasks.velociti.process_docs": lambda: _call("velociti", "load_docs", kind="entail"),
-    "temporal_tasks.velociti.process_docs_subset": lambda: _call("velociti", "load_docs", kind="entail", subset=True),
-    "temporal_tasks.velociti.process_docs_mc": lambda: _call("velociti", "load_docs", kind="mc"),
-    "temporal_tasks.velociti.process_docs_mc_subset": lambda: _call("velociti", "load_docs", kind="mc", subset=True),
+    "temporal_tasks.benchmarks.temporalbench.tasks.process_docs_short": lambda: _call(
+        "temporalbench", "load_qa", "short_qa"
+    ),
+    "temporal_tasks.benchmarks.temporalbench.tasks.process_docs_long": lambda: _call(
+        "temporalbench", "load_qa", "long_qa"
+    ),
+    "temporal_tasks.benchmarks.temporalbench.tasks.process_docs_caption": lambda: _call(
+        "temporalbench", "load_caption_docs"
+    ),
+    "temporal_tasks.benchmarks.velociti.tasks.process_docs": lambda: _call("velociti", "load_docs", kind="entail"),
+    "temporal_tasks.benchmarks.velociti.tasks.process_docs_subset": lambda: _call(
+        "velociti", "load_docs", kind="entail", subset=True
+    ),
+    "temporal_tasks.benchmarks.velociti.tasks.process_docs_mc": lambda: _call("velociti", "load_docs", kind="mc"),
+    "temporal_tasks.benchmarks.velociti.tasks.process_docs_mc_subset": lambda: _call(
+        "velociti", "load_docs", kind="mc", subset=True
+    ),
 }
 
 
 def _call(module: str, name: str, *args: Any, **kwargs: Any) -> list[dict]:
-    return getattr(importlib.import_module(f"temporal_tasks.{module}"), name)(*args, **kwargs)
+    return getattr(importlib.import_module(f"temporal_tasks.benchmarks.{module}.tasks"), name)(*args, **kwargs)
 
 
 def answer_of(line: dict) -> str:

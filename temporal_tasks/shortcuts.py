@@ -286,10 +286,12 @@ def cached_visual(doc: dict, variant: str, n: int) -> tuple[Path, bool]:
 # The main task's docs, loaded as its own process_docs does (Vinoground's without its paired-video builds,
 # which the variants never show).
 _MAIN_DOCS: dict[str, Callable[[], list[dict]]] = {
-    "timeblind_iacc": lambda: import_module("temporal_tasks.timeblind").load_docs(),
-    "velociti_strictvle": lambda: import_module("temporal_tasks.velociti").load_docs(kind="entail"),
-    "temporalbench_short_mba": lambda: import_module("temporal_tasks.temporalbench").load_qa("short_qa"),
-    "vinoground_group": lambda: import_module("temporal_tasks.vinoground").load_docs(variant="group"),
+    "timeblind_iacc": lambda: import_module("temporal_tasks.benchmarks.timeblind.tasks").load_docs(),
+    "velociti_strictvle": lambda: import_module("temporal_tasks.benchmarks.velociti.tasks").load_docs(kind="entail"),
+    "temporalbench_short_mba": lambda: import_module("temporal_tasks.benchmarks.temporalbench.tasks").load_qa(
+        "short_qa"
+    ),
+    "vinoground_group": lambda: import_module("temporal_tasks.benchmarks.vinoground.tasks").load_docs(variant="group"),
 }
 _BUILDS = BackgroundBuilds("shortcuts", kind="shortcut file")
 _DEFERRED: dict[str, list[dict]] = {}  # task -> docs whose builds wait for the first request (evaluate() path)

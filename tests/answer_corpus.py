@@ -35,7 +35,7 @@ TB_A, TB_B = TB_HAND.format(h="left"), TB_HAND.format(h="right")
 
 
 def _vino_video_options() -> list[dict]:
-    from temporal_tasks.vinoground import question_options
+    from temporal_tasks.benchmarks.vinoground.tasks import question_options
 
     return question_options({"question": VINO_VIDEO_QUESTION, "GT": "A"}, "video", {}, "pos")
 

@@ -46,7 +46,8 @@ def _answers(docs: list[dict], wrong: set[str]) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_compare_two_replay_runs(lmms_eval, fixture_root, tmp_path, monkeypatch, capsys):
-    from temporal_tasks import timeblind, vinoground
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 
     monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
     tb, vg = timeblind.load_docs(), vinoground.load_docs(variant="group")

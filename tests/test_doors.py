@@ -175,7 +175,7 @@ def test_evaluate_takes_n_from_the_model_instance_not_the_scripts_argv(monkeypat
 
 def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offline_env, monkeypatch, tmp_path):
     """A script builds the task dict, then calls evaluate(lm, ...): no build before the model is known."""
-    from temporal_tasks import vinoground
+    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
@@ -230,7 +230,7 @@ def test_num_fewshot_above_zero_is_a_clear_error(monkeypatch):
 
 def _timeblind_lines(fixture_root, monkeypatch, answer: str | None) -> list[dict]:
     """Sample lines of timeblind_iacc: every answer ``answer``, or the gold label when None."""
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
     lines = []

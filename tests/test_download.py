@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import data, temporalbench, timeblind, velociti, vinoground
+from temporal_tasks import data
+from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
+from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+from temporal_tasks.benchmarks.velociti import tasks as velociti
+from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data import DataError
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

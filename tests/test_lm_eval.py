@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import temporal_tasks
-from temporal_tasks import cli, lm_eval_tasks, timeblind
+from temporal_tasks import cli, lm_eval_tasks
+from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.harness import doc_to_text, make_payload
 from temporal_tasks.registry import our_tasks, task_config
 

@@ -106,7 +106,10 @@ def test_every_generate_task_reports_parse_disagreement():
 
 
 def test_every_loader_passes_the_options_it_shows(offline_env):
-    from temporal_tasks import temporalbench, timeblind, velociti, vinoground
+    from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+    from temporal_tasks.benchmarks.velociti import tasks as velociti
+    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
     from temporal_tasks.harness import docs_dataset
     from temporal_tasks.parsing import get_parser
 
@@ -141,7 +144,7 @@ def test_parse_disagreement_shares_the_table_of_other_keys():
             items.append(make_payload(_doc(f"g{g}", f"r{r}", 4, gold="A"), answer))
     expected_all = 100 * sum((g + r) % 3 == 0 for g in range(300) for r in range(4)) / 1200
     question_rate([dict(p) for p in items], "invalid")  # unrelated work first (another payload set)
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     timeblind.trial_acc(list(items))  # builds and indexes the shared table, as the headline key does
     assert parse_disagreement(list(items)) == pytest.approx(expected_all)

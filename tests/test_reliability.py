@@ -27,7 +27,7 @@ from temporal_tasks.rescore import _resolve, task_config, task_metrics
 # Benchmark modules register their parsers on import: load them all so every parser is fuzzed.
 for _bench in ("timeblind", "vinoground", "temporalbench", "velociti"):
     try:
-        __import__(f"temporal_tasks.{_bench}")
+        __import__(f"temporal_tasks.benchmarks.{_bench}.tasks")
     except ModuleNotFoundError:
         pass
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from temporal_tasks import harness, timeblind
+from temporal_tasks import harness
+from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.scoring import Metric, bootstrap_ci, bootstrap_ci_repeats, reset_pass, score
 from tests.test_timeblind import official_get_scores
 

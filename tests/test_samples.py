@@ -59,7 +59,8 @@ def _same(a: dict, b: dict) -> None:
 
 @pytest.mark.slow
 def test_predict_only_samples_score_like_the_full_run(lmms_eval, fixture_root, tmp_path, monkeypatch, capsys):
-    from temporal_tasks import timeblind, vinoground
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 
     monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
     docs = timeblind.load_docs() + vinoground.load_docs(variant="group")

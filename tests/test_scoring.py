@@ -185,7 +185,7 @@ def test_bootstrap_edge_cases():
 
 
 def test_ci_aggregators_are_seeded_and_order_free():
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     payloads = _payloads({i: ("yes", "no", "no", "yes")[i % 4] if i % 5 else "maybe" for i in range(400)})
     low, high = timeblind.instance_acc_ci_low(payloads), timeblind.instance_acc_ci_high(payloads)

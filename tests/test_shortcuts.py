@@ -193,7 +193,7 @@ def _answers(bench: str) -> dict[str, str]:
     """Seeded random right, wrong, garbage and empty answers for every question of the benchmark's main task."""
     import importlib
 
-    module = importlib.import_module(f"temporal_tasks.{bench}")
+    module = importlib.import_module(f"temporal_tasks.benchmarks.{bench}.tasks")
     docs = module.load_docs() if bench != "vinoground" else module.load_docs(variant="group")
     rng = random.Random(14)
     out = {}
@@ -296,7 +296,7 @@ def _api_reply(text: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize(("variant", "images"), [("blind", {0}), ("single_frame", {1}), ("shuffled", {6})])
 def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images):
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.harness import make_payload
     from tests.openai_server import OpenAIServer
 
@@ -325,7 +325,7 @@ def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images)
 
 
 def test_prebuild_fills_the_cache_the_tasks_read(offline_env, monkeypatch, tmp_path):
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     docs = timeblind.load_docs()
@@ -446,7 +446,7 @@ def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_ev
     )
     assert "timeblind_iacc_shuffled: shortcut visuals have N=6 frames (--model_args max_frames_num=6)" in run.output
     assert "shuffled files of this rank are checked and built in the background" in run.output
-    from temporal_tasks import timeblind
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     clips = {video.content_hash(d["videos"][0]) for d in timeblind.load_docs()}  # one file per clip
     built = sorted((cache_root / "shortcuts" / "shuffled" / "n6").glob("*.mp4"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import temporalbench as tb
+from temporal_tasks.benchmarks.temporalbench import tasks as tb
 from temporal_tasks.data import DataError
 from temporal_tasks.parsing import get_parser
 from temporal_tasks.scoring import percent, slug

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import timeblind
+from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.data import DataError
 from temporal_tasks.parsing import get_parser
 

@@ -96,7 +96,7 @@ def test_every_generate_task_reports_truncated_rate_beside_invalid_rate():
 
 
 def test_caption_truncated_rate_counts_each_caption_once():
-    from temporal_tasks.temporalbench import process_results_caption
+    from temporal_tasks.benchmarks.temporalbench.tasks import process_results_caption
 
     doc = {"question_id": "c1", "group_id": "c1", "role": "caption", "gold": "A man walks.", "categories": []}
     cut = process_results_caption(doc, ["<think>The man starts walking and then"])

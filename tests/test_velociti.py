@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import velociti
+from temporal_tasks.benchmarks.velociti import fixture as fixture
+from temporal_tasks.benchmarks.velociti import tasks as velociti
 from temporal_tasks.data import BenchmarkData, DataError
-from temporal_tasks.fixtures import velociti as fixture
 
 TESTS7 = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
 TEST_OF_ROW = [t for t, *_ in fixture.ROWS]  # fixture row -> test_name (2 rows per test)
@@ -349,7 +349,7 @@ def test_yaml_lists_every_metric_key(task, keys):
         if m["metric"] in ("parse_disagreement", "truncated_rate"):  # shared by every generate task
             assert m["aggregation"][1] == f"temporal_tasks.harness.{m['metric']}"
             continue
-        assert module == "temporal_tasks.velociti" and callable(getattr(velociti, fn))
+        assert module == "temporal_tasks.benchmarks.velociti.tasks" and callable(getattr(velociti, fn))
     if cfg["output_type"] == "generate_until":
         assert cfg["reasoning_tags"] == "none"
     else:

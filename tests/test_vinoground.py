@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from temporal_tasks import vinoground
+from temporal_tasks.benchmarks.vinoground import fixture as fx
+from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data import DataError
-from temporal_tasks.fixtures import vinoground as fx
 from temporal_tasks.harness import parse_disagreement, truncated_rate
 from temporal_tasks.parsing import get_parser
 
@@ -378,7 +378,10 @@ def test_yaml_metric_lists_match_process_results():
         # --repeats k: every group metric (headline or category) also lists its three stability keys
         keys |= {f"{k}_{s}" for k in keys if is_group_metric(k) for s in STABILITY}
         assert listed == keys, task
-        assert config["process_docs"] == ("!function", f"temporal_tasks.vinoground.process_docs_{variant}")
+        assert config["process_docs"] == (
+            "!function",
+            f"temporal_tasks.benchmarks.vinoground.tasks.process_docs_{variant}",
+        )
 
 
 # ----------------------------------------------------------------------------- real CLI
@@ -504,7 +507,8 @@ def test_cli_missing_clip_stops_before_any_model_call(lmms_eval, fixture_root, t
 
 
 def test_prebuild_command_builds_every_paired_video(offline_env, tmp_path, monkeypatch, capsys):
-    from temporal_tasks import cli, vinoground
+    from temporal_tasks import cli
+    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     assert cli.main(["prebuild", "--num-frames", "5"]) == 0
