@@ -7,8 +7,10 @@ Every benchmark loader produces docs with the same core fields:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from temporal_tasks.data import DataError, stop
@@ -354,6 +356,35 @@ def check_config_env() -> None:
         )
 
 
+# Inside docs_only(): process_docs returns the docs themselves and starts no video builds (rescore, shortcuts).
+_DOCS_ONLY = contextvars.ContextVar("temporal_tasks_docs_only", default=False)
+
+
+@contextlib.contextmanager
+def docs_only() -> Iterator[None]:
+    """Inside this block a task's ``process_docs`` returns its docs as a list and starts no background builds.
+
+    So shared code gets any task's docs from its config's ``process_docs`` alone, with no table of loaders:
+    ``predict_only`` rescoring and the shortcut variants (which copy their main task's docs) use :func:`task_docs`.
+    """
+    token = _DOCS_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _DOCS_ONLY.reset(token)
+
+
+def builds_allowed() -> bool:
+    """False inside :func:`docs_only`: loaders must not start (or defer) video builds."""
+    return not _DOCS_ONLY.get()
+
+
+def task_docs(process_docs: Callable[[Any], Any]) -> list[dict]:
+    """The docs a task's ``process_docs`` function yields, without builds, provenance or run checks."""
+    with docs_only():
+        return list(process_docs(None))
+
+
 def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
@@ -361,6 +392,8 @@ def docs_dataset(load: Callable[[], list[dict]]):
     does ``--num_fewshot`` above 0 (these benchmarks are zero-shot; lmms-eval would crash later). The
     docs' provenance record is stored in the running task's ``metadata`` (:mod:`temporal_tasks.provenance`).
     """
+    if not builds_allowed():  # docs_only(): the docs alone (DataError propagates to the caller)
+        return load()
     import datasets
 
     from temporal_tasks.provenance import attach, collect_sources

@@ -1,1 +1,41 @@
-"""placeholder"""
+"""TemporalBench: binary QA (BA, multiple binary accuracy) and captioning.
+
+The spec below is all the rest of the package knows about TemporalBench; the loader and scoring rules are in
+:mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
+:mod:`.check`, the official-format export in :mod:`.export`.
+"""
+
+from temporal_tasks.benchmarks.spec import Benchmark
+
+NAME = "temporalbench"
+CATEGORIES = (
+    "activitynet", "charades", "finegym", "movie_description", "oops", "coin", "egoexo4d",  # sources
+    "action_order", "action_frequency", "action_type", "motion_magnitude", "motion_direction_orientation",
+    "action_effector", "event_order", "others",  # negative-caption categories (short QA)
+)  # fmt: skip
+
+SPEC = Benchmark(
+    name=NAME,
+    title="TemporalBench",
+    package=__name__,
+    hf_repo="microsoft/TemporalBench",
+    paper="Cai et al.: TemporalBench, evaluating fine-grained temporal dynamics understanding",
+    headline=("mba", "binary_acc", "caption_sim", "invalid_rate", "parse_disagreement", "truncated_rate"),
+    families=("mba", "binary_acc"),
+    categories=CATEGORIES,
+    tasks=("temporalbench_short_mba", "temporalbench_long_mba", "temporalbench_mba", "temporalbench_caption_sim"),
+    metric_labels={"mba": "MBA", "binary_acc": "BA", "caption_sim": "caption similarity"},
+    shortcut_main="temporalbench_short_mba",
+    published={
+        ("temporalbench short QA", "questions"): 9867,
+        ("temporalbench short QA", "videos"): 2179,
+        ("temporalbench long QA", "questions"): 5485,
+        ("temporalbench captions", "captions"): 1891,
+    },  # fmt: skip
+    check=".check:parts",
+    export=".export:export",
+    fixture=".fixture:write",
+    fixture_full=".fixture_full:write",
+    demo_tasks=("temporalbench_short_mba", "temporalbench_long_mba"),
+    references="references.json",
+)

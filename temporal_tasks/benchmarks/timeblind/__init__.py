@@ -1,1 +1,45 @@
-"""placeholder"""
+"""TimeBlind: minimal video pairs x complementary questions (Acc, Q-Acc, V-Acc, I-Acc).
+
+The spec below is all the rest of the package knows about TimeBlind; the loader and scoring rules are in
+:mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
+:mod:`.check`, the official-format export in :mod:`.export`.
+"""
+
+from temporal_tasks.benchmarks.spec import Benchmark
+
+NAME = "timeblind"
+# tags.json categories (paper Table 3), fine then coarse, then the two question formats.
+CATEGORIES = (
+    "fine_grained_actions", "state_transition", "event", "speed", "force", "magnitude", "direction", "duration",
+    "repetition", "event_attribute", "temporal_relation", "causal_contingency", "cross_event_comparison",
+    "structural_event_logic", "yes_no", "multiple_choice",
+)  # fmt: skip
+
+SPEC = Benchmark(
+    name=NAME,
+    title="TimeBlind",
+    package=__name__,
+    hf_repo="BaiqiL/TimeBlind",
+    paper="Li, Zhao, Zhang, Mitra, Nyandwi, Bertasius: TimeBlind, a spatio-temporal compositionality benchmark",
+    headline=(
+        "instance_acc",
+        "question_acc",
+        "video_acc",
+        "trial_acc",
+        "invalid_rate",
+        "parse_disagreement",
+        "truncated_rate",
+    ),  # fmt: skip
+    families=("instance_acc", "question_acc", "video_acc", "trial_acc"),
+    categories=CATEGORIES,
+    tasks=("timeblind_iacc",),
+    metric_labels={"instance_acc": "I-Acc", "question_acc": "Q-Acc", "video_acc": "V-Acc", "trial_acc": "Acc"},
+    shortcut_main="timeblind_iacc",
+    published={("timeblind", "rows"): 2400, ("timeblind", "instances"): 600},
+    check=".check:parts",
+    export=".export:export",
+    fixture=".fixture:write",
+    fixture_full=".fixture_full:write",
+    demo_tasks=("timeblind_iacc",),
+    references="references.json",
+)

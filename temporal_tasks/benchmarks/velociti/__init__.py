@@ -1,1 +1,57 @@
-"""placeholder"""
+"""VELOCITI: video-language entailment (StrictVLE, ClassicVLE) and multiple choice.
+
+The spec below is all the rest of the package knows about VELOCITI; the loader and scoring rules are in
+:mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
+:mod:`.check`, the official-format export in :mod:`.export`.
+"""
+
+from temporal_tasks.benchmarks.spec import Benchmark
+
+NAME = "velociti"
+# The 8 tests, in the paper's order.
+TESTS = ("control", "agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
+
+SPEC = Benchmark(
+    name=NAME,
+    title="VELOCITI",
+    package=__name__,
+    hf_repo="katha-ai-iiith/VELOCITI",
+    paper="Saravanan et al.: VELOCITI, video-language compositional reasoning with strict entailment",
+    headline=(
+        "strict_vle",
+        "classic_vle",
+        "mc_both",
+        "mc_a",
+        "mc_b",
+        "mc_bias",
+        "invalid_rate",
+        "parse_disagreement",
+        "truncated_rate",
+    ),  # fmt: skip
+    families=("strict_vle", "classic_vle", "mc_both", "mc_a", "mc_b", "mc_bias"),
+    categories=TESTS,
+    tasks=(
+        "velociti_strictvle_prob",
+        "velociti_strictvle",
+        "velociti_mc",
+        "velociti_strictvle_prob_subset",
+        "velociti_strictvle_subset",
+        "velociti_mc_subset",
+    ),  # fmt: skip
+    metric_labels={
+        "strict_vle": "StrictVLE",
+        "classic_vle": "ClassicVLE",
+        "mc_both": "MC A∧B",
+        "mc_a": "MC A",
+        "mc_b": "MC B",
+        "mc_bias": "MC bias (B−A)",
+    },  # fmt: skip
+    shortcut_main="velociti_strictvle",
+    published={("velociti", "rows"): 8792, ("velociti", "subset rows per test"): 150},
+    check=".check:parts",
+    export=".export:export",
+    fixture=".fixture:write",
+    fixture_full=".fixture_full:write",
+    demo_tasks=("velociti_strictvle", "velociti_mc"),
+    references="references.json",
+)

@@ -1,1 +1,35 @@
-"""placeholder"""
+"""Vinoground: counterfactual video/caption pairs (text, video and group score).
+
+The spec below is all the rest of the package knows about Vinoground; the loader and scoring rules are in
+:mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
+:mod:`.check`, the official-format export in :mod:`.export`.
+"""
+
+from temporal_tasks.benchmarks.spec import Benchmark
+
+NAME = "vinoground"
+CATEGORIES = ("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
+
+SPEC = Benchmark(
+    name=NAME,
+    title="Vinoground",
+    package=__name__,
+    hf_repo="HanSolo9682/Vinoground",
+    paper="Zhang, Cai, Lee: Vinoground, scrutinizing LMMs over dense temporal reasoning with short videos",
+    headline=("text_score", "video_score", "group_score", "invalid_rate", "parse_disagreement", "truncated_rate"),
+    families=("text_score", "video_score", "group_score"),
+    categories=CATEGORIES,
+    tasks=("vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video"),
+    primary=("group_score", "text_score", "video_score"),
+    metric_labels={"text_score": "text score", "video_score": "video score", "group_score": "group score"},
+    shortcut_main="vinoground_group",
+    blind_task="vinoground_text_blind",
+    published={("vinoground", "pairs"): 500, ("vinoground", "clips"): 1000, ("vinoground", "questions"): 2000},
+    check=".check:parts",
+    export=".export:export",
+    fixture=".fixture:write",
+    fixture_full=".fixture_full:write",
+    demo_tasks=("vinoground_group", "vinoground_group_official"),
+    prebuild=".tasks:prebuild",
+    references="references.json",
+)

@@ -34,7 +34,7 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
+from temporal_tasks.harness import answers, builds_allowed, docs_dataset, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
@@ -367,6 +367,8 @@ def start_background_builds(docs: list[dict], num_frames: int | None = None) -> 
 
 def _process_docs(variant: str) -> Callable:
     def load() -> list[dict]:
+        if not builds_allowed():  # docs_only(): the docs, no builds
+            return load_docs(variant=variant, log_frames=False)
         known = frames_known_now()
         docs = load_docs(variant=variant, log_frames=known)
         if known:

@@ -1,0 +1,100 @@
+"""What a benchmark declares once, for the rest of the package: :class:`Benchmark`.
+
+Shared code (data, check-data, report, summary, export, shortcuts, fixtures, the lm-eval controls,
+rescore) never names a benchmark: it iterates over the registered specs
+(:func:`temporal_tasks.benchmarks.registered`). A spec is plain data plus *hooks*: ``"module:function"``
+references resolved on first use, so reading a spec imports nothing heavy (the import hook reads them
+at every lmms-eval start). A hook reference starting with ``.`` is relative to the spec's ``package``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: its data, tasks, metric layout, reference numbers and the modules that serve it."""
+
+    name: str  # folder under TEMPORAL_TASKS_DATA_DIR, prefix of its task names, `--benchmark` value
+    title: str  # display name ("TimeBlind")
+    package: str  # the Python package holding its modules (loader, scoring, fixture, check, export)
+    hf_repo: str = ""  # Hugging Face dataset repo of the official release ("" if none)
+    paper: str = ""  # short citation: authors, title, venue, year
+    # The YAML folder of its lmms-eval tasks. None: the folder named ``name`` in our shipped tasks directory.
+    tasks_dir: str | None = None
+
+    # Report and summary layout.
+    headline: tuple[str, ...] = ()  # headline metric keys, in display order
+    families: tuple[str, ...] = ()  # category metrics are ``<family>_<category>``
+    categories: tuple[str, ...] = ()  # preferred category order; unknown categories follow, sorted
+    tasks: tuple[str, ...] = ()  # preferred task order in the report; unknown tasks follow, sorted
+    primary: tuple[str, ...] = ()  # the headline number of `summary`: the first of these a task reports
+    metric_labels: Mapping[str, str] = field(default_factory=dict)  # short chart labels of its metric keys
+
+    # Shortcut analyses (temporal_tasks.shortcuts) and the lm-eval language-only control.
+    shortcut_main: str | None = None  # the main task the variants copy
+    blind_task: str | None = None  # its no-visual variant, when not ``<shortcut_main>_blind``
+
+    # check-data: published sizes, keyed by (part key, what).
+    published: Mapping[tuple[str, str], int] = field(default_factory=dict)
+
+    # Hooks, "module:function" (``.module`` is relative to ``package``); None: the benchmark has none.
+    check: str | None = None  # (BenchmarkData, videos to decode per part) -> list[check.Part]
+    export: str | None = None  # (samples files by task, out dir) -> files written, in the official scorers' format
+    fixture: str | None = None  # (root) -> the small synthetic copy's folder ``root/<name>``
+    fixture_full: str | None = None  # (root) -> the synthetic copy at the published sizes
+    demo_tasks: tuple[str, ...] = ()  # the tasks `temporal-tasks demo` runs on the small fixture
+    prebuild: str | None = None  # (workers) -> files built: `temporal-tasks prebuild` (cached derived videos)
+    references: str | None = None  # a JSON file in ``package``: published numbers shown by `report`
+
+    @property
+    def blind(self) -> str | None:
+        """The no-visual variant of the main task (None without shortcut analyses)."""
+        if self.shortcut_main is None:
+            return None
+        return self.blind_task or f"{self.shortcut_main}_blind"
+
+    @property
+    def shortcut_tasks(self) -> tuple[str, ...]:
+        """(main, blind, single frame, shuffled) task names, or () without shortcut analyses."""
+        if self.shortcut_main is None:
+            return ()
+        main = self.shortcut_main
+        return (main, self.blind or "", f"{main}_single_frame", f"{main}_shuffled")
+
+    def owns_task(self, task: str) -> bool:
+        """Whether ``task`` (a task or group name) belongs to this benchmark (its name is the prefix)."""
+        return task == self.name or task.startswith(self.name + "_")
+
+    def task_folder(self) -> Path:
+        """The folder of its task YAMLs."""
+        if self.tasks_dir is not None:
+            return Path(self.tasks_dir)
+        from temporal_tasks import tasks_dir
+
+        return Path(tasks_dir()) / self.name
+
+    def resolve(self, ref: str) -> Any:
+        """The object behind a hook reference ``"module:attr"`` (``.module``: inside ``package``)."""
+        module, _, attr = ref.partition(":")
+        if module.startswith("."):
+            module = self.package + module
+        obj = importlib.import_module(module)
+        for part in attr.split(".") if attr else ():
+            obj = getattr(obj, part)
+        return obj
+
+    def hook(self, name: str) -> Callable[..., Any] | None:
+        """The hook ``name`` (e.g. ``"export"``) as a callable, or None when the benchmark declares none."""
+        ref = getattr(self, name)
+        return None if ref is None else self.resolve(ref)
+
+    def resource(self, filename: str) -> Path:
+        """A data file shipped inside ``package`` (e.g. its reference numbers)."""
+        module = importlib.import_module(self.package)
+        return Path(module.__file__).resolve().parent / filename
