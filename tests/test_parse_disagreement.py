@@ -144,9 +144,9 @@ def test_parse_disagreement_shares_the_table_of_other_keys():
             items.append(make_payload(_doc(f"g{g}", f"r{r}", 4, gold="A"), answer))
     expected_all = 100 * sum((g + r) % 3 == 0 for g in range(300) for r in range(4)) / 1200
     question_rate([dict(p) for p in items], "invalid")  # unrelated work first (another payload set)
-    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+    from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
 
-    timeblind.trial_acc(list(items))  # builds and indexes the shared table, as the headline key does
+    timeblind_agg.trial_acc(list(items))  # builds and indexes the shared table, as the headline key does
     assert parse_disagreement(list(items)) == pytest.approx(expected_all)
     # a category-style subset of whole groups (the table's rows are reused by identity)
     subset = [p for p in items if int(p["group_id"][1:]) % 5 == 0]

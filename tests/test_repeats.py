@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from temporal_tasks import harness
+from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.scoring import Metric, bootstrap_ci, bootstrap_ci_repeats, reset_pass, score
 from tests.test_timeblind import official_get_scores
@@ -77,38 +78,42 @@ def test_payload_keeps_repeat_zero_on_top_and_every_reading(tb_docs):
 
 def test_timeblind_stability_by_hand(tb_docs):
     items = _payloads(tb_docs, SMALL)
-    assert timeblind.instance_acc(items) == pytest.approx((50 + 50 + 25) / 3)
-    assert timeblind.instance_acc_consensus_accuracy(items) == 75.0  # majority: instances 0, 1, 2 right
-    assert timeblind.instance_acc_consistency_rate(items) == 25.0  # only instance 3 (never right) is stable
-    assert timeblind.instance_acc_repeat_sd(items) == pytest.approx(statistics.stdev([50, 50, 25]))
-    assert timeblind.trial_acc(items) == pytest.approx(100 * (11 + 11 + 9) / 48)
+    assert timeblind_agg.instance_acc(items) == pytest.approx((50 + 50 + 25) / 3)
+    assert timeblind_agg.instance_acc_consensus_accuracy(items) == 75.0  # majority: instances 0, 1, 2 right
+    assert timeblind_agg.instance_acc_consistency_rate(items) == 25.0  # only instance 3 (never right) is stable
+    assert timeblind_agg.instance_acc_repeat_sd(items) == pytest.approx(statistics.stdev([50, 50, 25]))
+    assert timeblind_agg.trial_acc(items) == pytest.approx(100 * (11 + 11 + 9) / 48)
     assert timeblind.invalid_rate(items) == pytest.approx(100 / 48)  # all k x 16 answers count
     yes_no = [p for p in items if "yes_no" in p["categories"]]  # instances 0 (right in r0) and 1 (in r1, r2)
-    assert timeblind.instance_acc_category(yes_no) == 50.0 and timeblind.instance_acc_category_repeat_sd(yes_no) == 0
-    assert timeblind.instance_acc_category_consistency_rate(yes_no) == 0.0
-    low, high = timeblind.instance_acc_ci_low(items), timeblind.instance_acc_ci_high(items)
-    assert 0 <= low <= timeblind.instance_acc(items) <= high <= 100
+    assert (
+        timeblind_agg.instance_acc_category(yes_no) == 50.0
+        and timeblind_agg.instance_acc_category_repeat_sd(yes_no) == 0
+    )
+    assert timeblind_agg.instance_acc_category_consistency_rate(yes_no) == 0.0
+    low, high = timeblind_agg.instance_acc_ci_low(items), timeblind_agg.instance_acc_ci_high(items)
+    assert 0 <= low <= timeblind_agg.instance_acc(items) <= high <= 100
     # shuffled payload order: the same numbers
     shuffled = items[:]
     random.Random(4).shuffle(shuffled)
-    for fn in (timeblind.instance_acc, timeblind.instance_acc_consensus_accuracy, timeblind.instance_acc_ci_low,
-               timeblind.instance_acc_consistency_rate, timeblind.instance_acc_repeat_sd):  # fmt: skip
+    agg = timeblind_agg
+    for fn in (agg.instance_acc, agg.instance_acc_consensus_accuracy, agg.instance_acc_ci_low,
+               agg.instance_acc_consistency_rate, agg.instance_acc_repeat_sd):  # fmt: skip
         assert fn(shuffled) == fn(items)
 
 
 def test_truncated_group_left_out_of_every_repeat(tb_docs):
     items = _payloads(tb_docs[:-1], SMALL)  # instance 3 lost a trial (--limit)
-    assert timeblind.instance_acc(items) == pytest.approx(100 * (2 + 2 + 1) / 9)
-    assert timeblind.instance_acc_consistency_rate(items) == 0.0
-    assert timeblind.instance_acc_consensus_accuracy(items) == 100.0
+    assert timeblind_agg.instance_acc(items) == pytest.approx(100 * (2 + 2 + 1) / 9)
+    assert timeblind_agg.instance_acc_consistency_rate(items) == 0.0
+    assert timeblind_agg.instance_acc_consensus_accuracy(items) == 100.0
 
 
 def test_empty_answers_count_as_unreadable_in_every_repeat(tb_docs):
     answers = {d["question_id"]: ["", "Maybe", ""] for d in tb_docs}
     items = _payloads(tb_docs, answers)
     assert timeblind.invalid_rate(items) == 100.0
-    assert timeblind.instance_acc(items) == 0.0 and timeblind.instance_acc_repeat_sd(items) == 0.0
-    assert timeblind.instance_acc_consistency_rate(items) == 100.0
+    assert timeblind_agg.instance_acc(items) == 0.0 and timeblind_agg.instance_acc_repeat_sd(items) == 0.0
+    assert timeblind_agg.instance_acc_consistency_rate(items) == 100.0
 
 
 def test_majority_tie_is_unreadable():
@@ -138,7 +143,7 @@ def test_different_repeat_counts_are_an_error(tb_docs):
     items = _payloads(tb_docs, SMALL)
     items[0] = timeblind.process_results(tb_docs[0], ["Yes", "No"])["instance_acc"]
     with pytest.raises(ValueError, match="different numbers of repeats"):
-        timeblind.instance_acc(items)
+        timeblind_agg.instance_acc(items)
 
 
 def test_rescore_rereads_every_repeat(tb_docs):

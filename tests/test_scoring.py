@@ -185,16 +185,16 @@ def test_bootstrap_edge_cases():
 
 
 def test_ci_aggregators_are_seeded_and_order_free():
-    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+    from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
 
     payloads = _payloads({i: ("yes", "no", "no", "yes")[i % 4] if i % 5 else "maybe" for i in range(400)})
-    low, high = timeblind.instance_acc_ci_low(payloads), timeblind.instance_acc_ci_high(payloads)
-    value = timeblind.instance_acc(payloads)
+    low, high = timeblind_agg.instance_acc_ci_low(payloads), timeblind_agg.instance_acc_ci_high(payloads)
+    value = timeblind_agg.instance_acc(payloads)
     assert low <= value <= high and high - low > 1
     shuffled = list(payloads)
     random.Random(1).shuffle(shuffled)
     copies = [dict(p) for p in shuffled]  # new objects: no memo hit, recomputed from scratch
-    assert (timeblind.instance_acc_ci_low(copies), timeblind.instance_acc_ci_high(copies)) == (low, high)
+    assert (timeblind_agg.instance_acc_ci_low(copies), timeblind_agg.instance_acc_ci_high(copies)) == (low, high)
 
 
 # ----------------------------------------------------------------------------- the one core: policies and strata

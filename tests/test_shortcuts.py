@@ -296,6 +296,7 @@ def _api_reply(text: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize(("variant", "images"), [("blind", {0}), ("single_frame", {1}), ("shuffled", {6})])
 def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images):
+    from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.harness import make_payload
     from tests.openai_server import OpenAIServer
@@ -318,7 +319,7 @@ def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images)
     rescored = [make_payload(docs[p["question_id"]], p["answer"]) for p in payloads]
     got = run.metrics(tasks[0])
     for key in ("trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate"):
-        assert got[key] == pytest.approx(getattr(timeblind, key)(rescored), nan_ok=True), key
+        assert got[key] == pytest.approx(getattr(timeblind_agg, key)(rescored), nan_ok=True), key
     # VELOCITI and TemporalBench: every metric is what rescoring the logged answers gives
     for task in tasks[1:]:
         assert run.metrics(task) == pytest.approx(rescore_task(task, run.raw_samples[task]), nan_ok=True), task

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import tasks_dir
+from temporal_tasks.metric_lists import HEADER, stale_files
 from temporal_tasks.registry import our_tasks
-from temporal_tasks.stability_keys import stale_files, strip_generated
 
 SNAPSHOT = Path(__file__).parent / "data" / "task_configs.json"
 
@@ -63,14 +63,46 @@ def test_task_tree_is_thin_leaves_on_templates():
     root = Path(tasks_dir())
     files = [p for p in root.rglob("*") if p.is_file() and (p.suffix == ".yaml" or p.name.endswith("_yaml"))]
     assert any(p.name == "_default_template_yaml" for p in files)
-    # Hand-written lines only: the generated --repeats keys (temporal_tasks.stability_keys) are not counted.
-    assert sum(len(strip_generated(p.read_text(encoding="utf-8")).splitlines()) for p in files) <= 700
+    # Hand-written lines only: the generated metric lists (temporal_tasks.metric_lists) are not counted.
+    assert sum(len(_hand_written(p.read_text(encoding="utf-8"))) for p in files) <= 700
     for name, (kind, path) in our_tasks().items():
         if kind == "task":
             assert "\ninclude: " in Path(path).read_text(encoding="utf-8"), f"{name} does not use a template"
 
 
-def test_repeat_stability_keys_are_current():
-    """Every group metric of a generate task lists its --repeats keys; rerun the generator when this fails."""
+def _hand_written(text: str) -> list[str]:
+    """The YAML's lines without its generated metric list."""
+    lines = text.splitlines()
+    if HEADER not in lines:
+        return lines
+    start = lines.index(HEADER) - 1  # the "metric_list:" line
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return lines[:start] + lines[end:]
+
+
+def test_metric_lists_and_named_aggregations_are_current():
+    """The YAML metric lists and each benchmark's aggregations module are what the specs generate."""
     stale = stale_files()
-    assert not stale, f"run `python -m temporal_tasks.stability_keys`: {[str(p) for p in stale]} are stale"
+    assert not stale, f"run `python -m temporal_tasks.metric_lists`: {[str(p) for p in stale]} are stale"
+
+
+def test_every_function_target_is_a_named_module_attribute():
+    """Every ``!function`` of our YAML names a module attribute spelled out in that module's source (greppable)."""
+    import importlib
+    import re
+
+    refs = set()
+    for path in Path(tasks_dir()).rglob("*"):
+        if path.is_file() and (path.suffix == ".yaml" or path.name.endswith("_yaml")):
+            refs |= set(re.findall(r"!function ([\w.]+)", path.read_text(encoding="utf-8")))
+    assert len(refs) > 100
+    for ref in sorted(refs):
+        module_name, _, name = ref.rpartition(".")
+        module = importlib.import_module(module_name)
+        assert callable(getattr(module, name, None)), ref
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        assert re.search(rf"^(def |class )?{name}\b", source, re.M), (
+            f"{ref} is not defined by name in {module.__file__}"
+        )

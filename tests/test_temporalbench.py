@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from temporal_tasks.benchmarks.temporalbench import aggregations as tb_agg
 from temporal_tasks.benchmarks.temporalbench import tasks as tb
 from temporal_tasks.data import DataError
 from temporal_tasks.parsing import get_parser
@@ -249,7 +250,7 @@ def test_fixture_layout(fixture_root):
 def _scores(items: list, keys) -> dict[str, float]:
     out = {}
     for key in keys:
-        fn = getattr(tb, key, None)
+        fn = getattr(tb_agg, key, None)
         if fn is None:  # per-source keys share one aggregation
             fn = tb.mba_subset if key.startswith("mba_") else tb.binary_acc_subset
         picked = [p for p in items if key in p["_keys"]]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from temporal_tasks.benchmarks.velociti import aggregations as velociti_agg
 from temporal_tasks.benchmarks.velociti import fixture as fixture
 from temporal_tasks.benchmarks.velociti import tasks as velociti
 from temporal_tasks.data import BenchmarkData, DataError
@@ -349,7 +350,7 @@ def test_yaml_lists_every_metric_key(task, keys):
         if m["metric"] in ("parse_disagreement", "truncated_rate"):  # shared by every generate task
             assert m["aggregation"][1] == f"temporal_tasks.harness.{m['metric']}"
             continue
-        assert module == "temporal_tasks.benchmarks.velociti.tasks" and callable(getattr(velociti, fn))
+        assert module == "temporal_tasks.benchmarks.velociti.aggregations" and callable(getattr(velociti_agg, fn))
     if cfg["output_type"] == "generate_until":
         assert cfg["reasoning_tags"] == "none"
     else:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from temporal_tasks.benchmarks.vinoground import aggregations as vinoground_agg
 from temporal_tasks.benchmarks.vinoground import fixture as fx
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data import DataError
@@ -310,12 +311,12 @@ def _aggregate(items: list[dict], variant: str) -> dict[str, float]:
     out = {}
     for key in headline:
         shared = {"parse_disagreement": parse_disagreement, "truncated_rate": truncated_rate}
-        fn = shared.get(key) or getattr(vinoground, key)
+        fn = shared.get(key) or getattr(vinoground_agg, key)
         out[key] = fn(items)
     for metric in per_cat:
         for cat in CATS:
             picked = [p for p in items if cat in p["categories"]]
-            out[f"{metric}_{cat}"] = getattr(vinoground, f"{metric}_category")(picked)
+            out[f"{metric}_{cat}"] = getattr(vinoground_agg, f"{metric}_category")(picked)
     return out
 
 
@@ -340,7 +341,7 @@ def test_empty_none_and_garbage_answers(offline_env):
         payload = vinoground.process_results(docs[0], results)["text_score"]
         assert payload["pred"] is None and payload["correct"] is False
     items = [vinoground.process_results(d, [])["group_score"] for d in docs]
-    assert vinoground.group_score(items) == 0.0 and vinoground.invalid_rate(items) == 100.0
+    assert vinoground_agg.group_score(items) == 0.0 and vinoground.invalid_rate(items) == 100.0
 
 
 def test_process_results_keys_per_variant(offline_env):
@@ -354,12 +355,12 @@ def test_process_results_keys_per_variant(offline_env):
 def test_incomplete_pairs_are_left_out(offline_env):
     docs = vinoground.load_docs()[:7]  # pair 0 whole, pair 1 cut after 3 questions
     items = [vinoground.process_results(d, [ANSWERS[d["question_id"]]])["group_score"] for d in docs]
-    assert (vinoground.text_score(items), vinoground.video_score(items), vinoground.group_score(items)) == (
+    assert (vinoground_agg.text_score(items), vinoground_agg.video_score(items), vinoground_agg.group_score(items)) == (
         100.0,
         100.0,
         100.0,
     )
-    assert math.isnan(vinoground.group_score_category([p for p in items if "object" in p["categories"]]))
+    assert math.isnan(vinoground_agg.group_score_category([p for p in items if "object" in p["categories"]]))
 
 
 def test_yaml_metric_lists_match_process_results():

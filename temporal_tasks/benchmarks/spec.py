@@ -17,6 +17,41 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class PerCategory:
+    """The ``<family>_<category>`` keys of a metric list: one entry per family and category."""
+
+    families: tuple[str, ...]
+    categories: tuple[str, ...]
+    # The aggregation of each key, formatted with ``family`` and ``category`` (e.g. "{family}_category").
+    aggregation: str = "{family}_category"
+    comment: str = ""
+    # "family": every category of one family, then the next family; "category": every family per category.
+    by: str = "family"
+
+
+@dataclass(frozen=True)
+class MetricList:
+    """The ``metric_list`` of one task YAML, generated from this (``python -m temporal_tasks.metric_lists``).
+
+    Entries in order: ``values``, ``diagnostics``, the CIs (``<m>_ci_low``, ``<m>_ci_high`` of each of
+    ``ci``), the ``per_category`` blocks, then the ``--repeats`` stability keys of every group metric
+    (``stability``). An entry's aggregation is the function of the same name (``prefix`` + key) in the
+    benchmark's generated ``aggregations`` module; ``parse_disagreement`` and ``truncated_rate`` are the
+    shared ones of :mod:`temporal_tasks.harness`.
+    """
+
+    file: str  # relative to the benchmark's task folder
+    values: tuple[str, ...]
+    ci: tuple[str, ...] = ()
+    diagnostics: tuple[str, ...] = ("invalid_rate", "parse_disagreement", "truncated_rate")
+    per_category: tuple[PerCategory, ...] = ()
+    prefix: str = ""  # prepended to the names of the benchmark's own aggregations in this list
+    lower_is_better: tuple[str, ...] = ()  # families whose keys are better when lower (diagnostics always are)
+    comment: str = ""  # a comment line above the entries
+    stability: bool = True  # False for log-likelihood tasks and metrics without groups
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark: its data, tasks, metric layout, reference numbers and the modules that serve it."""
 
@@ -51,6 +86,11 @@ class Benchmark:
     demo_tasks: tuple[str, ...] = ()  # the tasks `temporal-tasks demo` runs on the small fixture
     prebuild: str | None = None  # (workers) -> files built: `temporal-tasks prebuild` (cached derived videos)
     references: str | None = None  # a JSON file in ``package``: published numbers shown by `report`
+
+    # The metric lists of its task YAMLs, generated with the named aggregation functions they reference.
+    metric_lists: tuple[MetricList, ...] = ()
+    # The module (in ``package``) defining those functions: plain ``def``s or entries of its AGGREGATIONS dict.
+    scoring_module: str = ".tasks"
 
     @property
     def blind(self) -> str | None:

@@ -5,7 +5,7 @@ The spec below is all the rest of the package knows about TemporalBench; the loa
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark
+from temporal_tasks.benchmarks.spec import Benchmark, MetricList, PerCategory
 
 NAME = "temporalbench"
 CATEGORIES = (
@@ -13,6 +13,43 @@ CATEGORIES = (
     "action_order", "action_frequency", "action_type", "motion_magnitude", "motion_direction_orientation",
     "action_effector", "event_order", "others",  # negative-caption categories (short QA)
 )  # fmt: skip
+
+# Metric-list order of the source datasets and of the short-QA negative-caption categories.
+METRIC_SOURCES = ("activitynet", "charades", "coin", "egoexo4d", "movie_description", "oops", "finegym")
+METRIC_CATEGORIES = (
+    "action_order", "action_frequency", "action_type", "motion_magnitude", "motion_direction_orientation",
+    "action_effector", "event_order", "others",
+)  # fmt: skip
+QA = ("binary_acc", "mba")
+
+METRIC_LISTS = (
+    MetricList(
+        "_default_template_yaml",
+        values=QA,
+        ci=QA,
+        per_category=(
+            PerCategory(
+                QA,
+                METRIC_SOURCES,
+                "{family}_subset",
+                "per source dataset (the `dataset` / `source_dataset` field); MBA groups by video",
+                by="category",
+            ),
+            PerCategory(
+                QA,
+                METRIC_CATEGORIES,
+                "{family}_{category}",
+                "per category (short QA only; the long QA has none): MBA of a video's questions of that category",
+                by="category",
+            ),
+        ),
+        comment="BA, MBA, unreadable answers, 95% CIs (videos bootstrapped)",
+    ),
+    # Captions have no groups to be stable over, and no parser (no invalid or disagreeing readings).
+    MetricList(
+        "temporalbench_caption_sim.yaml", values=("caption_sim",), diagnostics=("truncated_rate",), stability=False
+    ),
+)
 
 SPEC = Benchmark(
     name=NAME,
@@ -38,4 +75,5 @@ SPEC = Benchmark(
     fixture_full=".fixture_full:write",
     demo_tasks=("temporalbench_short_mba", "temporalbench_long_mba"),
     references="references.json",
+    metric_lists=METRIC_LISTS,
 )

@@ -424,13 +424,15 @@ def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:
     return {ba.__name__: ba, mb.__name__: mb}
 
 
+# The per-category and --repeats aggregations (named one by one in the generated ``aggregations`` module).
+AGGREGATIONS: dict[str, Callable[[list], float]] = {}
 for _cat in CATEGORY_SLUGS:
-    globals().update(_category_aggregations(_cat))
+    AGGREGATIONS.update(_category_aggregations(_cat))
 
 # --repeats k (k > 1): <metric>_consensus_accuracy, _consistency_rate, _repeat_sd of BA and MBA, per source/category.
 _GROUP_METRICS = ("binary_acc", "mba", "binary_acc_subset", "mba_subset")
 _GROUP_METRICS += tuple(f"{m}_{c}" for c in CATEGORY_SLUGS for m in ("binary_acc", "mba"))
-globals().update(stability_aggregations(globals(), _GROUP_METRICS))
+AGGREGATIONS.update(stability_aggregations({**globals(), **AGGREGATIONS}, _GROUP_METRICS))
 
 
 def overall_mean(metrics: list[float], sizes: list[int], weight_by_size: bool = False) -> float:  # noqa: ARG001

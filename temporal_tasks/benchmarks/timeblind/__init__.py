@@ -5,7 +5,7 @@ The spec below is all the rest of the package knows about TimeBlind; the loader 
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark
+from temporal_tasks.benchmarks.spec import Benchmark, MetricList, PerCategory
 
 NAME = "timeblind"
 # tags.json categories (paper Table 3), fine then coarse, then the two question formats.
@@ -14,6 +14,30 @@ CATEGORIES = (
     "repetition", "event_attribute", "temporal_relation", "causal_contingency", "cross_event_comparison",
     "structural_event_logic", "yes_no", "multiple_choice",
 )  # fmt: skip
+
+# The I-Acc category keys, in the metric list's order: tags.json fine then coarse tags, then the formats.
+METRIC_CATEGORIES = (
+    "fine_grained_actions", "state_transition", "speed", "force", "magnitude", "direction", "duration",
+    "repetition", "temporal_relation", "causal_contingency", "cross_event_comparison", "event", "event_attribute",
+    "structural_event_logic", "yes_no", "multiple_choice",
+)  # fmt: skip
+FAMILIES = ("trial_acc", "question_acc", "video_acc", "instance_acc")
+
+METRIC_LISTS = (
+    MetricList(
+        "_default_template_yaml",
+        values=FAMILIES,
+        ci=FAMILIES,
+        per_category=(
+            PerCategory(
+                ("instance_acc",),
+                METRIC_CATEGORIES,
+                comment="I-Acc per tags.json category (paper Table 3), when tags.json is present; per format always.",
+            ),
+        ),
+        comment="Acc, Q-Acc, V-Acc, I-Acc (headline), unreadable answers, and 95% CIs (instances bootstrapped).",
+    ),
+)
 
 SPEC = Benchmark(
     name=NAME,
@@ -42,4 +66,5 @@ SPEC = Benchmark(
     fixture_full=".fixture_full:write",
     demo_tasks=("timeblind_iacc",),
     references="references.json",
+    metric_lists=METRIC_LISTS,
 )

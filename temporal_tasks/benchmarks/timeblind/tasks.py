@@ -244,8 +244,8 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
 
 # trial_acc, question_acc, video_acc, instance_acc and their *_ci_low / *_ci_high keys
 METRICS = {name: Metric(units) for name, units in UNITS.items()}
-_AGGREGATORS = aggregators(NAME, METRICS, report="instance_acc")
-globals().update(_AGGREGATORS)
+# The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references).
+AGGREGATIONS = aggregators(NAME, METRICS, report="instance_acc")
 # The same metrics as functions over instances (``temporal-tasks compare``), keyed by aggregation name.
 GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
 

@@ -5,11 +5,38 @@ The spec below is all the rest of the package knows about VELOCITI; the loader a
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark
+from temporal_tasks.benchmarks.spec import Benchmark, MetricList, PerCategory
 
 NAME = "velociti"
 # The 8 tests, in the paper's order.
 TESTS = ("control", "agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
+
+PER_TEST = "per test, the 8 tests including control"
+METRIC_LISTS = (
+    MetricList(
+        "_default_template_yaml",
+        values=("strict_vle",),
+        ci=("strict_vle",),
+        per_category=(PerCategory(("strict_vle",), TESTS, "{family}_test", PER_TEST),),
+    ),
+    MetricList(
+        "_mc_template_yaml",
+        values=("mc_a", "mc_b", "mc_bias", "mc_both"),
+        ci=("mc_both",),
+        per_category=(PerCategory(("mc_a", "mc_b", "mc_bias", "mc_both"), TESTS, "{family}_test", PER_TEST),),
+        lower_is_better=("mc_bias",),
+    ),
+    # Log-likelihood scores: deterministic, so no --repeats keys; no text answer to read.
+    MetricList(
+        "_prob_template_yaml",
+        values=("strict_vle", "classic_vle"),
+        ci=("strict_vle", "classic_vle"),
+        diagnostics=("invalid_rate",),
+        per_category=(PerCategory(("strict_vle", "classic_vle"), TESTS, "{family}_test", PER_TEST),),
+        prefix="prob_",
+        stability=False,
+    ),
+)
 
 SPEC = Benchmark(
     name=NAME,
@@ -54,4 +81,5 @@ SPEC = Benchmark(
     fixture_full=".fixture_full:write",
     demo_tasks=("velociti_strictvle", "velociti_mc"),
     references="references.json",
+    metric_lists=METRIC_LISTS,
 )

@@ -5,10 +5,38 @@ The spec below is all the rest of the package knows about Vinoground; the loader
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark
+from temporal_tasks.benchmarks.spec import Benchmark, MetricList, PerCategory
 
 NAME = "vinoground"
 CATEGORIES = ("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
+
+# Category keys in the metric lists' order: major action/object/viewpoint, then the minor ones.
+METRIC_CATEGORIES = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
+SCORES = ("text_score", "video_score", "group_score")
+
+
+def _score_list(
+    file: str, scores: tuple[str, ...], comment: str = "", category_comment: str = "per category"
+) -> MetricList:
+    return MetricList(
+        file,
+        values=scores,
+        ci=scores,
+        per_category=(PerCategory(scores, METRIC_CATEGORIES, comment=category_comment),),
+        comment=comment,
+    )
+
+
+METRIC_LISTS = (
+    _score_list(
+        "_default_template_yaml",
+        SCORES,
+        "text, video and group score (percent of pairs), unreadable answers, 95% CIs (pairs bootstrapped)",
+        "per category: major action/object/viewpoint, minor interaction/cyclical/spatial/contextual (Tables 5-6).",
+    ),
+    _score_list("vinoground_text.yaml", ("text_score",)),
+    _score_list("vinoground_video.yaml", ("video_score",)),
+)
 
 SPEC = Benchmark(
     name=NAME,
@@ -32,4 +60,5 @@ SPEC = Benchmark(
     demo_tasks=("vinoground_group", "vinoground_group_official"),
     prebuild=".tasks:prebuild",
     references="references.json",
+    metric_lists=METRIC_LISTS,
 )

@@ -465,8 +465,8 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
 # text_score, video_score, group_score and their *_ci_low / *_ci_high / *_category variants. Each score warns
 # about cut pairs (a task may lack the others; warn_once prints the message once).
 METRICS = {name: Metric(units) for name, units in UNITS.items()}
-_AGGREGATORS = aggregators(NAME, METRICS, report=tuple(UNITS))
-globals().update(_AGGREGATORS)
+# The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references).
+AGGREGATIONS = aggregators(NAME, METRICS, report=tuple(UNITS))
 # The same metrics as functions over pairs (``temporal-tasks compare``), keyed by aggregation name.
 GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
 
