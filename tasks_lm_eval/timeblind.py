@@ -1,4 +1,4 @@
 # lm-eval loads `!function timeblind.<name>` from this file: re-export the package's functions (no logic here).
-from temporal_tasks.lm_eval_tasks import *  # noqa: F403
-from temporal_tasks.benchmarks.timeblind.tasks import *  # noqa: F403
 from temporal_tasks.benchmarks.timeblind.aggregations import *  # noqa: F403
+from temporal_tasks.benchmarks.timeblind.tasks import *  # noqa: F403
+from temporal_tasks.lm_eval_tasks import *  # noqa: F403
