@@ -55,11 +55,7 @@ from temporal_tasks.answer_text import (  # noqa: F401 - re-exported: the rules 
     truncated_thinking,
     words,
 )
-from temporal_tasks.official_rules import (  # noqa: F401 - re-exported: the official scorers' rules
-    official_first_char,
-    official_timeblind_mc,
-    official_timeblind_yes_no,
-)
+from temporal_tasks.official_rules import official_first_char  # noqa: F401 - re-exported: an official rule
 
 ENV_PARSER = "TEMPORAL_TASKS_PARSER"
 MODES = ("robust", "official")
@@ -440,15 +436,24 @@ def register_parser(parser: Parser) -> Parser:
 
 
 def get_parser(name: str) -> Parser:
-    """Look a parser up by name."""
+    """Look a parser up by name (a benchmark's parsers are registered by its ``parsers`` module, loaded here)."""
+    if name not in PARSERS:
+        load_benchmark_parsers()
     try:
         return PARSERS[name]
     except KeyError:
         raise KeyError(f"unknown answer parser {name!r}; known: {sorted(PARSERS)}") from None
 
 
-register_parser(Parser("timeblind_yes_no", ("yes", "no"), robust_yes_no, official_timeblind_yes_no))
-register_parser(Parser("timeblind_mc", ("A", "B"), make_robust_letter("AB"), official_timeblind_mc))
+def load_benchmark_parsers() -> None:
+    """Import every registered benchmark's ``parsers`` module (each registers its parsers on import)."""
+    from temporal_tasks.benchmarks import registered
+
+    for spec in registered().values():
+        if spec.parsers:
+            spec.resolve(spec.parsers)
+
+
 register_parser(Parser("first_char_ab", ("A", "B"), make_robust_letter("AB"), official_first_char("AB")))
 
 

@@ -11,6 +11,7 @@ import pytest
 from temporal_tasks import data
 from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+from temporal_tasks.benchmarks.velociti import loader as velociti_loader
 from temporal_tasks.benchmarks.velociti import tasks as velociti
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data import DataError
@@ -164,7 +165,7 @@ def test_a_failed_download_is_a_clear_error(hub, monkeypatch):
     with pytest.raises(
         DataError, match=r"velociti: downloading katha-ai-iiith/VELOCITI failed.*TEMPORAL_TASKS_DATA_DIR"
     ):
-        velociti.load_rows()
+        velociti_loader.load_rows()
 
 
 def test_offline_makes_no_call(hub, offline_env):

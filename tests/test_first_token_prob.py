@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("decord")
 pytest.importorskip("torchvision")
 
-from temporal_tasks.benchmarks.velociti.tasks import ENTAIL_PROMPT  # noqa: E402  (the paper's prompt, checked in test_velociti)
+from temporal_tasks.benchmarks.velociti.loader import ENTAIL_PROMPT  # noqa: E402  (the paper's prompt, checked in test_velociti)
 from tests.tiny_qwen import build, build_llava_onevision  # noqa: E402
 
 

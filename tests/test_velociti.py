@@ -13,6 +13,7 @@ import pytest
 
 from temporal_tasks.benchmarks.velociti import aggregations as velociti_agg
 from temporal_tasks.benchmarks.velociti import fixture as fixture
+from temporal_tasks.benchmarks.velociti import loader as velociti_loader
 from temporal_tasks.benchmarks.velociti import tasks as velociti
 from temporal_tasks.data import BenchmarkData, DataError
 
@@ -235,7 +236,7 @@ def all_answers() -> dict[str, str]:
      ("yes", None), ("NO", None), ("", None), ("Certainly Yes!", "yes")],
 )  # fmt: skip
 def test_official_yes_no_is_the_case_sensitive_substring_rule(text, label):
-    assert velociti.YES_NO.parse(text, "official") == label
+    assert velociti_loader.YES_NO.parse(text, "official") == label
     expect = {"Yes": "yes", "No": "no", "error": None}[oracle_closed_yes_no(text)]
     assert label == expect
 
@@ -246,15 +247,15 @@ def test_official_yes_no_is_the_case_sensitive_substring_rule(text, label):
      ("", None), ("   ", None), ("C", None)],
 )  # fmt: skip
 def test_official_mc_first_token(text, label):
-    assert velociti.MC.parse(text, "official") == label
+    assert velociti_loader.MC.parse(text, "official") == label
 
 
 def test_robust_parsers_never_raise():
     for text in [None, "", "\x00", "<think>", "Yes" * 1000, 42]:
-        velociti.YES_NO.parse(text, "robust")
-        velociti.MC.parse(text, "robust")
-    assert velociti.YES_NO.parse("**Yes**", "robust") == "yes"
-    assert velociti.MC.parse("(B)", "robust") == "B"
+        velociti_loader.YES_NO.parse(text, "robust")
+        velociti_loader.MC.parse(text, "robust")
+    assert velociti_loader.YES_NO.parse("**Yes**", "robust") == "yes"
+    assert velociti_loader.MC.parse("(B)", "robust") == "B"
 
 
 # ----------------------------------------------------------------------------- e(V,C)
@@ -288,8 +289,9 @@ def test_loss_reads_what_lmms_eval_passes(raw, loss):
 def test_loss_unreadable_is_nan():
     assert math.isnan(velociti._loss("garbage"))
     assert math.isnan(velociti._loss(None))
-    doc = velociti.entail_docs([{"row": 0, "video": "/v.mp4", "test_name": "coref", "video_id": "v", "event": "Ev1",
-                                 "pos": "p", "neg": "n", "in_subset": False}])[0]  # fmt: skip
+    row = {"row": 0, "video": "/v.mp4", "test_name": "coref", "video_id": "v", "event": "Ev1", "pos": "p", "neg": "n",
+           "in_subset": False}  # fmt: skip
+    doc = velociti_loader.entail_docs([row])[0]
     payload = velociti.process_results_prob(doc, [])["strict_vle"]
     assert payload["p_yes"] is None and payload["pred"] is None
 
@@ -302,7 +304,7 @@ def test_fixture_docs(offline_env):
     assert len(docs) == 2 * len(fixture.ROWS)
     assert [d["question_id"] for d in docs[:4]] == ["0_pos", "0_neg", "1_pos", "1_neg"]
     first = docs[0]
-    assert first["prompt"] == velociti.ENTAIL_PROMPT.format(caption=fixture.ROWS[0][3])
+    assert first["prompt"] == velociti_loader.ENTAIL_PROMPT.format(caption=fixture.ROWS[0][3])
     assert first["prompt"].endswith("Just answer with either Yes or No. ")  # trailing space kept
     assert "\nHere is a caption that describes the video: " in first["prompt"]
     assert docs[1]["prompt"].endswith("No. ") and fixture.ROWS[0][4] in docs[1]["prompt"]
@@ -316,8 +318,8 @@ def test_fixture_docs(offline_env):
     mc = velociti.load_docs(kind="mc")
     assert [d["question_id"] for d in mc[:2]] == ["0_mc_posA", "0_mc_posB"]
     pos, neg = fixture.ROWS[0][3], fixture.ROWS[0][4]
-    assert mc[0]["prompt"] == velociti.MC_PROMPT.format(cap1=pos, cap2=neg)
-    assert mc[1]["prompt"] == velociti.MC_PROMPT.format(cap1=neg, cap2=pos)
+    assert mc[0]["prompt"] == velociti_loader.MC_PROMPT.format(cap1=pos, cap2=neg)
+    assert mc[1]["prompt"] == velociti_loader.MC_PROMPT.format(cap1=neg, cap2=pos)
     assert mc[0]["gold"] == "A" and mc[1]["gold"] == "B"
     assert mc[0]["prompt"].endswith("Just print either A or B.")
     both = velociti.load_docs()  # default: every question of every task (e.g. for replay files)

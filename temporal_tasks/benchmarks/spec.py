@@ -86,6 +86,7 @@ class Benchmark:
     demo_tasks: tuple[str, ...] = ()  # the tasks `temporal-tasks demo` runs on the small fixture
     prebuild: str | None = None  # (workers) -> files built: `temporal-tasks prebuild` (cached derived videos)
     references: str | None = None  # a JSON file in ``package``: published numbers shown by `report`
+    parsers: str | None = None  # the module registering its answer parsers (temporal_tasks.parsing.register_parser)
 
     # The metric lists of its task YAMLs, generated with the named aggregation functions they reference.
     metric_lists: tuple[MetricList, ...] = ()

@@ -66,5 +66,6 @@ SPEC = Benchmark(
     fixture_full=".fixture_full:write",
     demo_tasks=("timeblind_iacc",),
     references="references.json",
+    parsers=".parsers",
     metric_lists=METRIC_LISTS,
 )

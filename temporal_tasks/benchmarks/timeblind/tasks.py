@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from temporal_tasks.benchmarks.timeblind.parsers import MC, YES_NO
 from temporal_tasks.data import (
     BenchmarkData,
     DataError,
@@ -39,7 +40,7 @@ NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
 GOLD = {"yes_no": ("yes", "no", "no", "yes"), "multiple_choice": ("A", "B", "B", "A")}
 SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
-PARSER = {"yes_no": "timeblind_yes_no", "multiple_choice": "timeblind_mc"}
+PARSER = {"yes_no": YES_NO.name, "multiple_choice": MC.name}
 FIELDS = ("index", "video_path", "question", "answer", "type")
 ENV_STRICT = "TEMPORAL_TASKS_STRICT"
 NEEDS = ("data.jsonl", "tags.json", "videos/*")  # what an online run downloads (allow_patterns)

@@ -81,5 +81,6 @@ SPEC = Benchmark(
     fixture_full=".fixture_full:write",
     demo_tasks=("velociti_strictvle", "velociti_mc"),
     references="references.json",
+    parsers=".parsers",
     metric_lists=METRIC_LISTS,
 )
