@@ -106,7 +106,7 @@ def test_every_generate_task_reports_parse_disagreement():
 
 
 def test_every_loader_passes_the_options_it_shows(offline_env):
-    from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
+    from temporal_tasks.benchmarks.temporalbench import loader as temporalbench_loader
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.benchmarks.velociti import tasks as velociti
     from temporal_tasks.benchmarks.vinoground import tasks as vinoground
@@ -116,7 +116,7 @@ def test_every_loader_passes_the_options_it_shows(offline_env):
     docs = {
         "timeblind": timeblind.load_docs(),
         "vinoground": vinoground.load_docs(variant="group"),
-        "temporalbench": temporalbench.load_docs(),
+        "temporalbench": temporalbench_loader.load_docs(),
         "velociti": velociti.load_docs(kind="all"),
     }
     for bench, ds in docs.items():

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks.benchmarks.temporalbench import aggregations as tb_agg
+from temporal_tasks.benchmarks.temporalbench import loader as temporalbench_loader
 from temporal_tasks.benchmarks.temporalbench import tasks as tb
 from temporal_tasks.data import DataError
 from temporal_tasks.parsing import get_parser
@@ -116,7 +117,7 @@ ROBUST_LONG = {"binary_acc": 100 * 10 / 11, "mba": 200 / 3, "invalid_rate": 0.0,
 
 
 def _rows(root: Path, part: str) -> list[dict]:
-    return json.loads((root / "temporalbench" / tb.FILES[part]).read_text())
+    return json.loads((root / "temporalbench" / temporalbench_loader.FILES[part]).read_text())
 
 
 def _check(got: dict, expected: dict, what: str) -> None:
@@ -143,7 +144,7 @@ def test_loader_builds_docs(offline_env):
     assert {d["source"] for d in long} == {"COIN", "Charades", "ActivityNet"}
     assert all(d["category"] == "" and d["video_categories"] == [] for d in long)
     assert all(Path(d["videos"][0]).is_file() for d in long)
-    assert len(tb.load_docs()) == 23
+    assert len(temporalbench_loader.load_docs()) == 23
     captions = tb.load_caption_docs()
     assert [c["source"] for c in captions] == ["Charades", "COIN", "Movie_Description"]
     assert captions[0]["gold"] == "A red square moves from the left edge to the right edge."
@@ -161,7 +162,7 @@ def copy(fixture_root, tmp_path, monkeypatch):
 
 
 def _edit(root: Path, part: str, fn) -> None:
-    path = root / tb.FILES[part]
+    path = root / temporalbench_loader.FILES[part]
     path.write_text(json.dumps(fn(json.loads(path.read_text()))))
 
 
@@ -237,7 +238,12 @@ def test_bad_annotations(copy, edit, message):
 def test_fixture_layout(fixture_root):
     root = fixture_root / "temporalbench"
     names = {p.name for p in root.iterdir()}
-    assert {*tb.FILES.values(), "short_video.zip", "long_video_COIN.zip", "long_video_part_aa"} <= names
+    assert {
+        *temporalbench_loader.FILES.values(),
+        "short_video.zip",
+        "long_video_COIN.zip",
+        "long_video_part_aa",
+    } <= names
     with zipfile.ZipFile(root / "short_video.zip") as zf:
         assert f"{V4}" in zf.namelist()
     assert all("source_dataset" in r and "dataset" not in r for r in _rows(fixture_root, "long_qa"))
