@@ -214,7 +214,12 @@ def test_fmt_value():
 
 
 def test_reference_numbers_are_well_formed():
-    data = json.loads(report.reference_path().read_text(encoding="utf-8"))
+    # One references.json per benchmark package, each holding its own benchmark's entries only.
+    files = {p: json.loads(p.read_text(encoding="utf-8"))["entries"] for p in report.reference_paths()}
+    assert len(files) == len(BENCHMARKS)
+    for p, entries in files.items():
+        assert len({e["benchmark"] for e in entries}) == 1, p
+    data = {"entries": [e for entries in files.values() for e in entries]}
     specs = {s.name: s for s in BENCHMARKS}
     assert {e["benchmark"] for e in data["entries"]} == set(specs)
     for e in data["entries"]:
@@ -423,3 +428,18 @@ def test_summary_one_row_per_task_with_ci_invalid_and_groups(tmp_path):
     assert two[0].startswith("| Model | Task |") and "partial runs" in two[-1]
     with pytest.raises(ValueError, match="no task"):
         report.summary_table([_write_results(tmp_path / "c" / "y_results.json", {"t": {}})])
+
+
+def test_packaged_reference_file_holds_its_own_benchmark_only(tmp_path, monkeypatch):
+    from temporal_tasks.benchmarks import Benchmark
+    from temporal_tasks.report import references
+
+    path = tmp_path / "references.json"
+    entry = {"model": "M", "setting": "s", "tasks": ["x_task"], "source": {"paper": "P", "table": "T"}}
+    spec = Benchmark(name="x", title="X", package="temporal_tasks", references=str(path))
+    monkeypatch.setattr(references, "registered", lambda: {"x": spec})
+    path.write_text(json.dumps({"entries": [{**entry, "benchmark": "X", "metrics": {"acc": 1.0}}]}), encoding="utf-8")
+    assert [(r.benchmark, r.model, r.metrics["acc"].value) for r in load_references()] == [("X", "M", 1.0)]
+    path.write_text(json.dumps({"entries": [{**entry, "benchmark": "Y", "metrics": {"acc": 1.0}}]}), encoding="utf-8")
+    with pytest.raises(ValueError, match="names the benchmark 'Y', but this file holds x's references"):
+        load_references()

@@ -1,0 +1,36 @@
+"""TemporalBench's official-format export: the ``{"idx", "response"}`` lines its scorers read."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from temporal_tasks.data import DataError
+from temporal_tasks.export import official_response, payloads_with_docs, write_jsonl
+from temporal_tasks.rescore import read_samples
+
+
+def export(files: dict[str, Path], out: Path) -> list[Path]:
+    """``temporalbench_<part>/<task>.jsonl``: the ``{"idx", "response"}`` lines official scorers read.
+
+    ``get_qa_acc.py --data_json temporalbench_short_qa.json --output_folder DIR`` scores every file
+    of ``DIR/temporalbench_short_qa/`` (likewise ``long_qa``; ``get_captioning_score.py`` reads
+    ``DIR/temporalbench_short_caption/``). ``video_name`` (the MBA group) and ``gold`` are extra keys.
+    Caption answers are written verbatim (the similarity scorer accepts an empty one).
+    """
+    written = []
+    for task, file in files.items():
+        parts: dict[str, list[dict]] = defaultdict(list)
+        for p, doc in payloads_with_docs(read_samples(file)):
+            caption = p.get("role") == "caption"
+            part = "short_caption" if caption else p.get("part") or doc.get("part")
+            if part not in ("short_qa", "long_qa", "short_caption"):
+                raise DataError(f"{file}: cannot tell whether {p['question_id']!r} is short or long QA (no 'part').")
+            rec = {"idx": p["question_id"], "response": p["answer"] if caption else official_response(p["answer"])}
+            if not caption:
+                rec["video_name"] = p["group_id"]
+            rec["gold"] = p["gold"]
+            parts[part].append(rec)
+        for part, recs in parts.items():
+            written.append(write_jsonl(out / f"temporalbench_{part}" / f"{task}.jsonl", recs))
+    return written

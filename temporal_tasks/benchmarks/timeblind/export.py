@@ -1,0 +1,24 @@
+"""TimeBlind's official-format export: ``<task>_predictions.json`` for the official ``get_scores``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from temporal_tasks.export import question_payloads
+from temporal_tasks.rescore import read_samples
+
+
+def export(files: dict[str, Path], out: Path) -> list[Path]:
+    """``<task>_predictions.json`` per task: the ``{index, type, model_output}`` list official ``get_scores`` reads."""
+    written = []
+    for task, file in files.items():
+        preds = []
+        for p in question_payloads(read_samples(file)):
+            kind = "yes_no" if p["parser"] == "timeblind_yes_no" else "multiple_choice"
+            preds.append({"index": int(p["question_id"]), "type": kind, "model_output": p["answer"]})
+        preds.sort(key=lambda r: r["index"])
+        path = out / f"{task}_predictions.json"
+        path.write_text(json.dumps(preds, indent=1, ensure_ascii=False), encoding="utf-8")
+        written.append(path)
+    return written

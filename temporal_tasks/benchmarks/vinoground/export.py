@@ -1,0 +1,42 @@
+"""Vinoground's official-format export: the response files ``get_score_all.py`` reads."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from temporal_tasks.data import DataError
+from temporal_tasks.export import official_response, question_payloads, write_jsonl
+from temporal_tasks.rescore import read_samples
+
+_ID = re.compile(r"^(?P<pair>\d+)_(?P<side>pos|neg)_(?P<kind>text|video)$")
+
+
+def export(files: dict[str, Path], out: Path) -> list[Path]:
+    """``<task>/textscore-response.jsonl`` and ``<task>/videoscore-response.jsonl`` per task.
+
+    Official ``get_score_all.py --results DIR`` treats every folder of ``DIR`` as a model and reads
+    ``idx`` (``"<pair>_pos"``/``"<pair>_neg"``, the dataset JSONs' key) and ``response`` from each
+    line. ``question_id`` and ``gold`` are extra keys it ignores. A task without text (video)
+    questions gets no text (video) file; the official scorer needs both, so it skips such a folder.
+    """
+    written = []
+    for task, file in files.items():
+        kinds: dict[str, list[tuple[int, int, dict]]] = {"text": [], "video": []}
+        for p in question_payloads(read_samples(file)):
+            m = _ID.match(str(p["question_id"]))
+            if m is None:
+                raise DataError(f"{file}: question_id {p['question_id']!r} is not '<pair>_<pos|neg>_<text|video>'.")
+            rec = {
+                "idx": f"{m['pair']}_{m['side']}",
+                "response": official_response(p["answer"]),
+                "question_id": p["question_id"],
+                "gold": p["gold"],
+            }
+            kinds[m["kind"]].append((int(m["pair"]), m["side"] != "pos", rec))
+        for kind, recs in kinds.items():
+            if recs:
+                recs.sort(key=lambda r: r[:2])  # the JSONs' order: 0_pos, 0_neg, 1_pos, ...
+                path = out / task / f"{kind}score-response.jsonl"
+                written.append(write_jsonl(path, [r for *_, r in recs]))
+    return written
