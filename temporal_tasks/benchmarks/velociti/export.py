@@ -22,13 +22,13 @@ def _mc_cell(answer: str) -> str:
     ``NA`` or ``1`` into floats that have no ``split``. Every other answer is invalid there anyway,
     so a fixed non-A/B placeholder scores the same; the raw text stays in ``response_A``/``response_B``.
     """
-    from .tasks import official_mc
+    from .parsers import official_mc
 
     return answer if official_mc(answer) is not None else _UNREADABLE
 
 
 def _closed_label(answer: str) -> str:
-    from .tasks import official_yes_no
+    from .parsers import official_yes_no
 
     return {"yes": "Yes", "no": "No"}.get(official_yes_no(answer) or "", "error")
 
@@ -62,7 +62,7 @@ def _table() -> list[dict] | None:
 
     from temporal_tasks.data import ENV_DATA_DIR, benchmark_data
 
-    from .tasks import read_annotations
+    from .loader import read_annotations
 
     if not os.environ.get(ENV_DATA_DIR):
         return None
@@ -80,7 +80,7 @@ def _meta(row: int, test: str, doc: dict, table: list[dict] | None) -> dict[str,
         meta.update(video_id=doc["video_id"], event=doc.get("event", ""))
     elif table is not None and row < len(table) and table[row].get("test_name") == test:
         # the test name must agree, or the table is not the one the run used
-        from .tasks import _event
+        from .loader import _event
 
         r = table[row]
         meta.update(video_id=str(r["video_id"]).strip(), event=_event(r["event"]), pos=r["pos"], neg=r["neg"])
