@@ -115,7 +115,7 @@ def test_blind_visual_is_empty():
 def test_single_frame_is_one_reproducible_image(clip, tmp_path, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv(video.ENV_NUM_FRAMES, "8")
-    src = video._sample_clip(clip, 8).frames
+    src = video.sample_clip(clip, 8).frames
     seen = {}
     for qid in [str(i) for i in range(12)]:
         doc = {"question_id": qid, "videos": [str(clip)]}
@@ -166,7 +166,7 @@ def test_paired_variants_keep_the_clips_apart(tmp_path, monkeypatch):
     b = write_video(tmp_path / "b.mp4", resizing(True), num_frames=24)
     doc = {"question_id": "3_pos_video", "videos": [str(a), str(b)], "paired": True}
     k = 4  # (9 - 1) // 2 frames per clip, 1 black frame
-    src_a, src_b = video._sample_clip(a, k).frames, video._sample_clip(b, k).frames
+    src_a, src_b = video.sample_clip(a, k).frames, video.sample_clip(b, k).frames
     frames = _decode_all(Path(shortcuts.shuffled_visual(doc)[0]))
     assert len(frames) == 9 and frames[k].max() < 20  # the black gap stays in the middle
     first, second = _nearest(frames[:k], src_a), _nearest(frames[k + 1 :], src_b)
