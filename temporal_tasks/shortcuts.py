@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Sequence
-from importlib import import_module
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from temporal_tasks.data import DataError
-from temporal_tasks.harness import docs_dataset
+from temporal_tasks.harness import builds_allowed, docs_dataset, task_docs
 from temporal_tasks.video.builds import BackgroundBuilds, build_workers
 from temporal_tasks.video.cache import FileBuild, atomic_write, cache_folder, cached_file, content_hash
 from temporal_tasks.video.encode import BUILDER_VERSION, codec, frame_rate, save_video
@@ -254,28 +253,36 @@ def cached_visual(doc: dict, variant: str, n: int) -> tuple[Path, bool]:
 
 # --------------------------------------------------------------------------- process_docs: background builds
 
-# The main task's docs, loaded as its own process_docs does (Vinoground's without its paired-video builds,
-# which the variants never show).
-_MAIN_DOCS: dict[str, Callable[[], list[dict]]] = {
-    "timeblind_iacc": lambda: import_module("temporal_tasks.benchmarks.timeblind.tasks").load_docs(),
-    "velociti_strictvle": lambda: import_module("temporal_tasks.benchmarks.velociti.tasks").load_docs(kind="entail"),
-    "temporalbench_short_mba": lambda: import_module("temporal_tasks.benchmarks.temporalbench.tasks").load_qa(
-        "short_qa"
-    ),
-    "vinoground_group": lambda: import_module("temporal_tasks.benchmarks.vinoground.tasks").load_docs(variant="group"),
-}
 _BUILDS = BackgroundBuilds("shortcuts", kind="shortcut file")
 _DEFERRED: dict[str, list[dict]] = {}  # task -> docs whose builds wait for the first request (evaluate() path)
 
 
+def main_docs(main: str) -> list[dict]:
+    """The docs of the main task ``main``, from its task config's ``process_docs``, with no build started.
+
+    Read through :func:`temporal_tasks.harness.task_docs` (inside ``docs_only()``, where a loader starts no
+    video builds: the variants never show the main task's own built videos).
+    """
+    from temporal_tasks.registry import resolve_function, task_config
+
+    ref = task_config(main).get("process_docs")
+    return task_docs(resolve_function(ref, f"process_docs of {main}"))
+
+
 def load_variant_docs(main: str, variant: str) -> list[dict]:
-    """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds."""
+    """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds.
+
+    Inside :func:`temporal_tasks.harness.docs_only` it starts (and defers) no build: the docs alone.
+    """
     task = f"{main}_{variant}"
-    docs = _MAIN_DOCS[main]()
-    known = frames_known_now()
+    docs = main_docs(main)
+    allowed = builds_allowed()
+    known = allowed and frames_known_now()
     n = num_frames(task, log=known)
     for doc in docs:
         doc["shortcut_task"], doc["shortcut_frames"] = task, n
+    if not allowed:  # docs_only(): the docs, no builds
+        return docs
     if known:
         start_background_builds(docs, variant)
     else:  # tasks built before `evaluate(lm, task_dict)`: N is known at the first request
@@ -311,23 +318,10 @@ def start_background_builds(docs: list[dict], variant: str) -> int:
     return planned
 
 
-def _process_docs(main: str, variant: str) -> Callable:
-    def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
-        return docs_dataset(lambda: load_variant_docs(main, variant))
-
-    process_docs.__name__ = process_docs.__qualname__ = f"process_docs_{main}_{variant}"
-    process_docs.__doc__ = f"lmms-eval ``process_docs`` of ``{main}_{variant}``: the main docs, files built ahead."
-    return process_docs
-
-
-process_docs_timeblind_iacc_single_frame = _process_docs("timeblind_iacc", "single_frame")
-process_docs_timeblind_iacc_shuffled = _process_docs("timeblind_iacc", "shuffled")
-process_docs_velociti_strictvle_single_frame = _process_docs("velociti_strictvle", "single_frame")
-process_docs_velociti_strictvle_shuffled = _process_docs("velociti_strictvle", "shuffled")
-process_docs_temporalbench_short_mba_single_frame = _process_docs("temporalbench_short_mba", "single_frame")
-process_docs_temporalbench_short_mba_shuffled = _process_docs("temporalbench_short_mba", "shuffled")
-process_docs_vinoground_group_single_frame = _process_docs("vinoground_group", "single_frame")
-process_docs_vinoground_group_shuffled = _process_docs("vinoground_group", "shuffled")
+def variant_dataset(main: str, variant: str):
+    """What the ``process_docs`` of ``<main>_<variant>`` returns: the main task's docs, this rank's files built
+    ahead (:func:`load_variant_docs`). Each benchmark's ``shortcuts`` module calls it with its main task."""
+    return docs_dataset(lambda: load_variant_docs(main, variant))
 
 
 def prebuild(docs: Sequence[dict], variant: str, n: int | None = None, workers: int | None = None) -> list[Path]:
