@@ -115,7 +115,7 @@ def bench_paired(pairs: list, work: Path) -> dict:
     out: dict = {}
     ours, floor, ff, ff_fast = [], [], [], []
     for i, (a, b) in enumerate(pairs):
-        video._frame_cache.clear()  # no help from an earlier build: each timing decodes from scratch
+        video.clear_frame_cache()  # no help from an earlier build: each timing decodes from scratch
 
         def decode_only(a=a, b=b) -> None:
             for clip in (a, b):

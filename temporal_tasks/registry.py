@@ -6,7 +6,9 @@ only ``__main__`` may import :mod:`temporal_tasks.cli`. Reads YAML text only; im
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -56,3 +58,12 @@ def task_config(task: str) -> dict:
     if task not in tasks:
         raise DataError(f"{task!r} is not one of our tasks ({', '.join(sorted(tasks))}); it cannot be rescored.")
     return load_task_yaml(Path(tasks[task][1]))
+
+
+def resolve_function(ref: object, what: str = "the reference") -> Callable:
+    """The function behind a config's ``("!function", "a.b.c")`` tuple (imported from the installed package,
+    as lmms-eval does when no file ``a/b.py`` sits beside the YAML); ``what`` names it in the error."""
+    if not (isinstance(ref, tuple) and len(ref) == 2 and ref[0] == "!function"):
+        raise DataError(f"{what} ({ref!r}) is not a !function reference.")
+    module, _, name = ref[1].rpartition(".")
+    return getattr(importlib.import_module(module), name)

@@ -10,7 +10,6 @@ first. The result keeps each task's provenance record and adds ``rescored`` (the
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
@@ -19,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from temporal_tasks.data import DataError
-from temporal_tasks.registry import task_config
+from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.runs import Run, choose_run, find_runs
 from temporal_tasks.runs import read_samples as _read_samples
 
@@ -27,8 +26,7 @@ from temporal_tasks.runs import read_samples as _read_samples
 def _resolve(ref: object) -> Callable:
     if not (isinstance(ref, tuple) and ref[0] == "!function"):
         raise DataError(f"aggregation {ref!r} is not a !function reference; cannot rescore it.")
-    module, _, name = ref[1].rpartition(".")
-    return getattr(importlib.import_module(module), name)
+    return resolve_function(ref)
 
 
 def task_metrics(task: str) -> list[tuple[str, Callable, bool]]:

@@ -30,15 +30,19 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Sequence
-from importlib import import_module
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from temporal_tasks.data import DataError
-from temporal_tasks.harness import docs_dataset
-from temporal_tasks.video import BackgroundBuilds, FileBuild, cached_file
+from temporal_tasks.harness import builds_allowed, docs_dataset, task_docs
+from temporal_tasks.video.builds import BackgroundBuilds, build_workers
+from temporal_tasks.video.cache import FileBuild, atomic_write, cache_folder, cached_file, content_hash
+from temporal_tasks.video.encode import BUILDER_VERSION, codec, frame_rate, save_video
+from temporal_tasks.video.frame_count import frames_known_now, num_frames_in_force, request_num_frames
+from temporal_tasks.video.frames import common_size, letterbox, sample_clip
+from temporal_tasks.video.paired import paired_layout
 
 SEED_VERSION = "1"  # part of every seed and cache key: bump when the frame choice or the layout changes
 VARIANTS = ("blind", "single_frame", "shuffled")
@@ -47,8 +51,6 @@ VARIANTS = ("blind", "single_frame", "shuffled")
 def num_frames(label: str = "shortcuts", log: bool = False) -> int:
     """N: the paired-video rule (:func:`temporal_tasks.video.num_frames_in_force`: ``TEMPORAL_TASKS_NUM_FRAMES``,
     else the model's frame argument in ``--model_args``, else 32); a clear error if it is malformed."""
-    from temporal_tasks.video import num_frames_in_force
-
     return num_frames_in_force(label, log=log, what="shortcut visuals")
 
 
@@ -71,33 +73,15 @@ def shuffle_order(content: str, n: int) -> np.ndarray:
     return order
 
 
-def _cache_root(cache_root: Path | None) -> Path:
-    if cache_root is not None:
-        return Path(cache_root)
-    from temporal_tasks.data import cache_dir
-
-    return cache_dir()
-
-
 def _key(*parts: object) -> str:
-    from temporal_tasks.video import BUILDER_VERSION, _codec
-
-    raw = "|".join(map(str, (*parts, _codec()[0], f"v{BUILDER_VERSION}", f"s{SEED_VERSION}")))
+    raw = "|".join(map(str, (*parts, codec()[0], f"v{BUILDER_VERSION}", f"s{SEED_VERSION}")))
     return hashlib.sha1(raw.encode()).hexdigest()[:20]
 
 
 def _write_png(frame: np.ndarray, out: Path) -> Path:
     from PIL import Image
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.stem}.{os.getpid()}.{os.urandom(4).hex()}.tmp.png")
-    try:
-        Image.fromarray(frame).save(tmp, format="PNG")
-        os.replace(tmp, out)  # atomic: a concurrent reader sees no file or the whole file
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return out
+    return atomic_write(out, lambda tmp: Image.fromarray(frame).save(tmp, format="PNG"))
 
 
 # --------------------------------------------------------------------------- single clips
@@ -105,23 +89,19 @@ def _write_png(frame: np.ndarray, out: Path) -> Path:
 
 def shuffled_cache_path(video: str | os.PathLike, n: int, cache_root: Path | None = None) -> Path:
     """Where the shuffled N-frame video of ``video`` lives (keyed by its contents, N and the seed)."""
-    from temporal_tasks.video import content_hash
-
     key = _key("shuffled", content_hash(video), n)
-    return _cache_root(cache_root) / "shortcuts" / "shuffled" / f"n{n}" / f"{key}.mp4"
+    return cache_folder(cache_root) / "shortcuts" / "shuffled" / f"n{n}" / f"{key}.mp4"
 
 
 def build_shuffled_video(video: str | os.PathLike, out: str | os.PathLike, n: int) -> Path:
     """Write ``out``: the N uniformly sampled frames of ``video`` in :func:`shuffle_order` (always rebuilds)."""
-    from temporal_tasks.video import _atomic_write, _frame_rate, _sample_clip, content_hash
-
-    clip = _sample_clip(Path(video), n)
+    clip = sample_clip(Path(video), n)
     order = shuffle_order(content_hash(video), n)
-    return _atomic_write(list(clip.frames[order]), _frame_rate(n, clip.duration), Path(out))
+    return save_video(list(clip.frames[order]), frame_rate(n, clip.duration), Path(out))
 
 
 def _shuffled_build(video: str | os.PathLike, n: int, cache_root: Path | None = None) -> FileBuild:
-    video, root = Path(video), _cache_root(cache_root)
+    video, root = Path(video), cache_folder(cache_root)
     return FileBuild(
         key=("shuffled", str(video), n, str(root)),
         target=lambda: shuffled_cache_path(video, n, root),
@@ -133,9 +113,7 @@ def _shuffled_build(video: str | os.PathLike, n: int, cache_root: Path | None = 
 def _single_frame_build(
     video: str | os.PathLike, question_id: str, n: int, cache_root: Path | None = None
 ) -> FileBuild:
-    from temporal_tasks.video import _sample_clip, content_hash
-
-    video, root, pick = Path(video), _cache_root(cache_root), frame_choice(question_id, n)
+    video, root, pick = Path(video), cache_folder(cache_root), frame_choice(question_id, n)
 
     def target() -> Path:
         key = _key("single_frame", content_hash(video), n, pick)
@@ -144,7 +122,7 @@ def _single_frame_build(
     return FileBuild(
         key=("single_frame", str(video), n, pick, str(root)),
         target=target,
-        build=lambda out: _write_png(_sample_clip(video, n).frames[pick], out),
+        build=lambda out: _write_png(sample_clip(video, n).frames[pick], out),
         what=f"the single frame of {video} (frame {pick} of N={n})",
     )
 
@@ -159,18 +137,14 @@ def cached_shuffled_video(video: str | os.PathLike, n: int, cache_root: Path | N
 
 def _paired_frames(first: Path, second: Path, k: int, gap: int, pick_first, pick_second) -> list[np.ndarray]:
     """Clip A's chosen frames, ``gap`` black frames, clip B's chosen frames, letterboxed to one size."""
-    from temporal_tasks.video import _common_size, _letterbox, _sample_clip
-
-    a, b = _sample_clip(first, k).frames, _sample_clip(second, k).frames
-    height, width = _common_size(a, b)
-    a, b = _letterbox(a[pick_first], height, width), _letterbox(b[pick_second], height, width)
+    a, b = sample_clip(first, k).frames, sample_clip(second, k).frames
+    height, width = common_size(a, b)
+    a, b = letterbox(a[pick_first], height, width), letterbox(b[pick_second], height, width)
     return [*a, *np.zeros((gap, height, width, 3), dtype=np.uint8), *b]
 
 
 def _paired_layout(first: Path, second: Path, variant: str, question_id: str, n: int, root: Path):
     """``(path, k, gap, total, picks)`` of a paired shortcut video (hashes both clips)."""
-    from temporal_tasks.video import content_hash, paired_layout
-
     k, gap = paired_layout(n)
     ha, hb = content_hash(first), content_hash(second)
     if variant == "shuffled":
@@ -187,16 +161,14 @@ def _paired_build(
     first: str | os.PathLike, second: str | os.PathLike, variant: str, question_id: str, n: int,
     cache_root: Path | None = None,
 ) -> FileBuild:  # fmt: skip
-    from temporal_tasks.video import _atomic_write, _frame_rate, _sample_clip
-
-    first, second, root = Path(first), Path(second), _cache_root(cache_root)
+    first, second, root = Path(first), Path(second), cache_folder(cache_root)
     if variant not in ("shuffled", "single_frame"):
         raise ValueError(f"no paired video for the {variant!r} variant")
 
     def build(out: Path) -> Path:
         _path, k, gap, total, picks = _paired_layout(first, second, variant, question_id, n, root)
-        seconds = _sample_clip(first, k).duration + _sample_clip(second, k).duration
-        return _atomic_write(_paired_frames(first, second, k, gap, *picks), _frame_rate(total, seconds), out)
+        seconds = sample_clip(first, k).duration + sample_clip(second, k).duration
+        return save_video(_paired_frames(first, second, k, gap, *picks), frame_rate(total, seconds), out)
 
     # single_frame picks depend on the question; shuffled ones only on the clips (one file per clip order)
     ident = question_id if variant == "single_frame" else ""
@@ -228,8 +200,6 @@ def blind_visual(doc: dict) -> list:  # noqa: ARG001 - the doc is the main task'
 
 def _visual_file(doc: dict, variant: str) -> Path:
     """The file behind ``doc``'s visual: from this rank's background builds when its task planned them."""
-    from temporal_tasks.video import request_num_frames
-
     task = doc.get("shortcut_task")
     n = request_num_frames(
         task or "shortcuts", int(doc.get("shortcut_frames") or 0) or num_frames(), "shortcut visuals"
@@ -283,30 +253,36 @@ def cached_visual(doc: dict, variant: str, n: int) -> tuple[Path, bool]:
 
 # --------------------------------------------------------------------------- process_docs: background builds
 
-# The main task's docs, loaded as its own process_docs does (Vinoground's without its paired-video builds,
-# which the variants never show).
-_MAIN_DOCS: dict[str, Callable[[], list[dict]]] = {
-    "timeblind_iacc": lambda: import_module("temporal_tasks.benchmarks.timeblind.tasks").load_docs(),
-    "velociti_strictvle": lambda: import_module("temporal_tasks.benchmarks.velociti.tasks").load_docs(kind="entail"),
-    "temporalbench_short_mba": lambda: import_module("temporal_tasks.benchmarks.temporalbench.tasks").load_qa(
-        "short_qa"
-    ),
-    "vinoground_group": lambda: import_module("temporal_tasks.benchmarks.vinoground.tasks").load_docs(variant="group"),
-}
 _BUILDS = BackgroundBuilds("shortcuts", kind="shortcut file")
 _DEFERRED: dict[str, list[dict]] = {}  # task -> docs whose builds wait for the first request (evaluate() path)
 
 
-def load_variant_docs(main: str, variant: str) -> list[dict]:
-    """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds."""
-    from temporal_tasks.video import frames_known_now
+def main_docs(main: str) -> list[dict]:
+    """The docs of the main task ``main``, from its task config's ``process_docs``, with no build started.
 
+    Read through :func:`temporal_tasks.harness.task_docs` (inside ``docs_only()``, where a loader starts no
+    video builds: the variants never show the main task's own built videos).
+    """
+    from temporal_tasks.registry import resolve_function, task_config
+
+    ref = task_config(main).get("process_docs")
+    return task_docs(resolve_function(ref, f"process_docs of {main}"))
+
+
+def load_variant_docs(main: str, variant: str) -> list[dict]:
+    """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds.
+
+    Inside :func:`temporal_tasks.harness.docs_only` it starts (and defers) no build: the docs alone.
+    """
     task = f"{main}_{variant}"
-    docs = _MAIN_DOCS[main]()
-    known = frames_known_now()
+    docs = main_docs(main)
+    allowed = builds_allowed()
+    known = allowed and frames_known_now()
     n = num_frames(task, log=known)
     for doc in docs:
         doc["shortcut_task"], doc["shortcut_frames"] = task, n
+    if not allowed:  # docs_only(): the docs, no builds
+        return docs
     if known:
         start_background_builds(docs, variant)
     else:  # tasks built before `evaluate(lm, task_dict)`: N is known at the first request
@@ -322,7 +298,6 @@ def start_background_builds(docs: list[dict], variant: str) -> int:
     """
     from temporal_tasks.log import logger
     from temporal_tasks.run_context import rank_share
-    from temporal_tasks.video import build_workers
 
     share = rank_share(docs)
     if not share:
@@ -343,23 +318,10 @@ def start_background_builds(docs: list[dict], variant: str) -> int:
     return planned
 
 
-def _process_docs(main: str, variant: str) -> Callable:
-    def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
-        return docs_dataset(lambda: load_variant_docs(main, variant))
-
-    process_docs.__name__ = process_docs.__qualname__ = f"process_docs_{main}_{variant}"
-    process_docs.__doc__ = f"lmms-eval ``process_docs`` of ``{main}_{variant}``: the main docs, files built ahead."
-    return process_docs
-
-
-process_docs_timeblind_iacc_single_frame = _process_docs("timeblind_iacc", "single_frame")
-process_docs_timeblind_iacc_shuffled = _process_docs("timeblind_iacc", "shuffled")
-process_docs_velociti_strictvle_single_frame = _process_docs("velociti_strictvle", "single_frame")
-process_docs_velociti_strictvle_shuffled = _process_docs("velociti_strictvle", "shuffled")
-process_docs_temporalbench_short_mba_single_frame = _process_docs("temporalbench_short_mba", "single_frame")
-process_docs_temporalbench_short_mba_shuffled = _process_docs("temporalbench_short_mba", "shuffled")
-process_docs_vinoground_group_single_frame = _process_docs("vinoground_group", "single_frame")
-process_docs_vinoground_group_shuffled = _process_docs("vinoground_group", "shuffled")
+def variant_dataset(main: str, variant: str):
+    """What the ``process_docs`` of ``<main>_<variant>`` returns: the main task's docs, this rank's files built
+    ahead (:func:`load_variant_docs`). Each benchmark's ``shortcuts`` module calls it with its main task."""
+    return docs_dataset(lambda: load_variant_docs(main, variant))
 
 
 def prebuild(docs: Sequence[dict], variant: str, n: int | None = None, workers: int | None = None) -> list[Path]:

@@ -15,6 +15,7 @@ import pytest
 
 from temporal_tasks import run_context, video
 from temporal_tasks.fixtures.video import appearing, moving, resizing, write_video
+from temporal_tasks.video import cache, paired
 
 decord = pytest.importorskip("decord")
 
@@ -47,7 +48,7 @@ def recorded(monkeypatch):
             order.append(Path(out_path))
         return Path(out_path)
 
-    monkeypatch.setattr(video, "build_paired_video", fake)
+    monkeypatch.setattr(paired, "build_paired_video", fake)
     return order
 
 
@@ -114,8 +115,8 @@ def test_a_file_locked_by_another_process_is_waited_for_not_rebuilt(clips, tmp_p
     a, b = map(str, clips[:2])
     target = video.paired_cache_path(a, b, 9, tmp_path)
     target.parent.mkdir(parents=True)
-    lock = video._lock_path(target)
-    lock.write_text(f"{video._HOST} {os.getppid()}\n")  # a live process builds it
+    lock = cache.lock_path(target)
+    lock.write_text(f"{cache.HOST} {os.getppid()}\n")  # a live process builds it
     builds = video.BackgroundBuilds("test", workers=1)
     builds.plan([("q", "p", (a, b))], 9, tmp_path)
     _wait_idle(builds)  # the worker saw the lock and moved on
@@ -152,9 +153,9 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(clips, tmp_path, recorded):
     target = video.paired_cache_path(a, b, 9, tmp_path)
     target.parent.mkdir(parents=True)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    video._lock_path(target).write_text(f"{video._HOST} {int(dead.stdout)}\n")
+    cache.lock_path(target).write_text(f"{cache.HOST} {int(dead.stdout)}\n")
     path, built = video.cached_paired_video(a, b, 9, tmp_path)
-    assert built and recorded == [path] and not video._lock_path(target).exists()
+    assert built and recorded == [path] and not cache.lock_path(target).exists()
 
 
 def test_a_failed_build_names_the_clip_and_stops_the_run(clips, tmp_path, monkeypatch):
@@ -166,7 +167,7 @@ def test_a_failed_build_names_the_clip_and_stops_the_run(clips, tmp_path, monkey
         Path(out_path).write_bytes(b"stub")
         return Path(out_path)
 
-    monkeypatch.setattr(video, "build_paired_video", broken)
+    monkeypatch.setattr(paired, "build_paired_video", broken)
     builds = video.BackgroundBuilds("test", workers=2)
     reqs = _requests(clips)
     builds.plan(reqs, 9, tmp_path)
@@ -183,17 +184,14 @@ _INTERRUPTED = """
 import sys, time, threading
 from pathlib import Path
 from temporal_tasks import video
+from temporal_tasks.video import paired
 
 def slow(first, second, out_path, num_frames=32):
     time.sleep(0.3)
-    return video._atomic_write_stub(out_path)
-
-def stub(out_path):
     Path(out_path).write_bytes(b"stub")
     return Path(out_path)
 
-video._atomic_write_stub = stub
-video.build_paired_video = slow
+paired.build_paired_video = slow
 clips = sys.argv[2:]
 pairs = [(a, b) for a in clips for b in clips if a != b]
 builds = video.BackgroundBuilds("leak", workers=2)

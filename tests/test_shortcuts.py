@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from temporal_tasks import shortcuts, video
+from temporal_tasks.benchmarks import get
 from temporal_tasks.data import DataError
 from temporal_tasks.fixtures.video import moving, resizing, write_video
 from temporal_tasks.registry import our_tasks, task_config
@@ -76,8 +77,11 @@ def test_variant_configs_reuse_the_main_task():
                 }
                 variant = name.rsplit(main + "_", 1)[1]
                 assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{variant}_visual"
-                if variant != "blind":
-                    assert cfg["process_docs"][1] == f"temporal_tasks.shortcuts.process_docs_{name}"
+                if variant != "blind":  # the benchmark's own shortcuts module, main task from its spec
+                    assert (
+                        cfg["process_docs"][1] == f"temporal_tasks.benchmarks.{bench}.shortcuts.process_docs_{variant}"
+                    )
+                    assert get(bench).shortcut_main == main
         group = task_config(f"{bench}_shortcuts")
         assert group["task"] == [main, *VARIANTS[bench]]
 
@@ -115,7 +119,7 @@ def test_blind_visual_is_empty():
 def test_single_frame_is_one_reproducible_image(clip, tmp_path, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv(video.ENV_NUM_FRAMES, "8")
-    src = video._sample_clip(clip, 8).frames
+    src = video.sample_clip(clip, 8).frames
     seen = {}
     for qid in [str(i) for i in range(12)]:
         doc = {"question_id": qid, "videos": [str(clip)]}
@@ -166,7 +170,7 @@ def test_paired_variants_keep_the_clips_apart(tmp_path, monkeypatch):
     b = write_video(tmp_path / "b.mp4", resizing(True), num_frames=24)
     doc = {"question_id": "3_pos_video", "videos": [str(a), str(b)], "paired": True}
     k = 4  # (9 - 1) // 2 frames per clip, 1 black frame
-    src_a, src_b = video._sample_clip(a, k).frames, video._sample_clip(b, k).frames
+    src_a, src_b = video.sample_clip(a, k).frames, video.sample_clip(b, k).frames
     frames = _decode_all(Path(shortcuts.shuffled_visual(doc)[0]))
     assert len(frames) == 9 and frames[k].max() < 20  # the black gap stays in the middle
     first, second = _nearest(frames[:k], src_a), _nearest(frames[k + 1 :], src_b)
@@ -387,6 +391,21 @@ def _wait_idle(builds: video.BackgroundBuilds, seconds: float = 120) -> None:
     assert builds.alive() == 0
 
 
+def _loaded_main_docs(main: str) -> list[dict]:
+    """The main task's docs straight from its benchmark's loader (independent of the task configs)."""
+    import importlib
+
+    bench = get(main.split("_", 1)[0])
+    module = importlib.import_module(f"{bench.package}.tasks")
+    if bench.name == "vinoground":
+        return module.load_docs(variant="group", log_frames=False)
+    if bench.name == "velociti":
+        return module.load_docs(kind="entail")
+    if bench.name == "temporalbench":
+        return module.load_qa("short_qa")
+    return module.load_docs()
+
+
 @pytest.mark.parametrize(("main", "variant"), [("timeblind_iacc", "shuffled"), ("vinoground_group", "single_frame")])
 def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
     offline_env, monkeypatch, fresh_builds, tmp_path, main, variant
@@ -394,7 +413,8 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
     monkeypatch.setattr(sys, "argv", ["lmms_eval"])
-    main_docs = shortcuts._MAIN_DOCS[main]()
+    main_docs = _loaded_main_docs(main)
+    assert shortcuts.main_docs(main) == main_docs  # from the main task's process_docs
     docs = shortcuts.load_variant_docs(main, variant)
     assert [{k: v for k, v in d.items() if not k.startswith("shortcut_")} for d in docs] == main_docs
     assert {(d["shortcut_task"], d["shortcut_frames"]) for d in docs} == {(f"{main}_{variant}", 5)}
@@ -408,6 +428,32 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
         if isinstance(got, str):
             assert got == str(shortcuts.cached_visual(doc, variant, 5)[0])
     assert fresh_builds._waits[0] == 0  # no question waited for its file
+
+
+@pytest.mark.parametrize("known", [True, False])
+@pytest.mark.parametrize("main", ["vinoground_group", "velociti_strictvle", "temporalbench_short_mba"])
+def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, fresh_builds, tmp_path, main, known):
+    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
+    from temporal_tasks.harness import task_docs
+    from temporal_tasks.registry import resolve_function
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
+    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5" if known else "")
+    monkeypatch.setattr(sys, "argv", ["lmms_eval"] if known else ["my_script.py"])
+    main_builds = video.BackgroundBuilds("vinoground", workers=1)  # the main task's paired-video builds
+    monkeypatch.setattr(vinoground, "_BUILDS", main_builds)
+    monkeypatch.setattr(vinoground, "_DEFERRED", {})
+    monkeypatch.setattr(shortcuts, "_DEFERRED", {})
+    for variant in ("single_frame", "shuffled"):
+        process_docs = resolve_function(task_config(f"{main}_{variant}")["process_docs"])
+        docs = task_docs(process_docs)  # what rescoring a --predict_only run of the variant reads
+        assert [{k: v for k, v in d.items() if not k.startswith("shortcut_")} for d in docs] == _loaded_main_docs(main)
+        assert {d["shortcut_task"] for d in docs} == {f"{main}_{variant}"}
+    # nothing planned, deferred or built: neither the variants' files nor the main task's paired videos
+    assert fresh_builds._entries == [] and main_builds._entries == [] and fresh_builds.alive() == 0
+    assert shortcuts._DEFERRED == {} and vinoground._DEFERRED == {}
+    assert not (cache / "paired_videos").exists() and not (cache / "shortcuts").exists()  # (zips are extracted)
 
 
 def test_a_failed_background_build_names_the_clip(offline_env, monkeypatch, fresh_builds, tmp_path):

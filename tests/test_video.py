@@ -10,6 +10,7 @@ import pytest
 
 from temporal_tasks import video
 from temporal_tasks.fixtures.video import appearing, moving, resizing, write_video
+from temporal_tasks.video import encode, frames, paired
 
 decord = pytest.importorskip("decord")
 
@@ -136,8 +137,8 @@ def test_frame_rate_is_constant_and_matches_total_duration(clips, tmp_path):
 
 def test_pyav_fallback_gives_the_same_frames(clips, tmp_path, monkeypatch):
     a = video.build_paired_video(clips["right"], clips["down"], tmp_path / "a.mp4", 11)
-    monkeypatch.setattr(video, "_decode_decord", lambda path, k: None)
-    monkeypatch.setattr(video, "_frame_cache", type(video._frame_cache)())
+    monkeypatch.setattr(frames, "_decode_decord", lambda path, k: None)
+    frames.clear_frame_cache()
     b = video.build_paired_video(clips["right"], clips["down"], tmp_path / "b.mp4", 11)
     fa, _ = _decode(a)
     fb, _ = _decode(b)
@@ -153,7 +154,7 @@ def test_cache_hit_order_and_n_in_key(clips, tmp_path, monkeypatch):
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(video, "build_paired_video", counting)
+    monkeypatch.setattr(paired, "build_paired_video", counting)
     p1, built1 = video.cached_paired_video(clips["right"], clips["down"], 9, tmp_path)
     p2, built2 = video.cached_paired_video(clips["right"], clips["down"], 9, tmp_path)
     assert built1 and not built2 and p1 == p2 and len(calls) == 1  # the second call is a cache hit
@@ -199,7 +200,7 @@ def test_failed_build_leaves_no_file(clips, tmp_path, monkeypatch):
         Path(path).write_bytes(b"half a file")
         raise RuntimeError("encoder died")
 
-    monkeypatch.setattr(video, "_encode", broken)
+    monkeypatch.setattr(encode, "encode_video", broken)
     target = tmp_path / "out" / "p.mp4"
     with pytest.raises(RuntimeError):
         video.build_paired_video(clips["right"], clips["down"], target, 5)
@@ -226,7 +227,7 @@ def test_uniform_indices():
     assert video.uniform_indices(40, 15).tolist() == _expected_indices(40, 15)
     assert video.uniform_indices(4, 6).tolist() == [0, 1, 1, 2, 2, 3]
     assert video.uniform_indices(9, 1).tolist() == [4]
-    assert isinstance(video._frame_rate(32, 9.875), Fraction)
+    assert isinstance(encode.frame_rate(32, 9.875), Fraction)
 
 
 def test_parallel_batch_build_matches_serial(clips, tmp_path):
