@@ -22,10 +22,17 @@ _TARGET = "lmms_eval.tasks"
 _FLAG = "_temporal_tasks_patched"
 
 
-def _our_dir() -> str:
+def _our_dirs() -> list[str]:
+    """Our tasks directory and the YAML folder of every benchmark another package registers."""
     from temporal_tasks import tasks_dir
 
-    return os.path.realpath(tasks_dir())
+    try:
+        from temporal_tasks.registry import task_dirs
+
+        return [os.path.realpath(d) for d in task_dirs()]
+    except Exception as exc:  # a broken third-party registration must not hide our own tasks
+        sys.stderr.write(f"temporal-tasks: registered benchmarks not loaded: {exc}\n")
+        return [os.path.realpath(tasks_dir())]
 
 
 def _patch(module) -> None:
@@ -47,10 +54,9 @@ def _patch(module) -> None:
             paths = [include_path]
         else:
             paths = list(include_path)
-        ours = _our_dir()
+        given = {os.path.realpath(p) for p in paths}
         # Appended last: lmms-eval lets earlier directories win, so a built-in can never be shadowed.
-        if all(os.path.realpath(p) != ours for p in paths):
-            paths.append(ours)
+        paths.extend(d for d in _our_dirs() if d not in given)
         return original(self, include_path=paths, include_defaults=include_defaults)
 
     manager.initialize_tasks = initialize_tasks

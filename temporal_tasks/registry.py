@@ -19,10 +19,23 @@ from temporal_tasks.data import DataError
 _NAME_LINE = re.compile(r"^(task|group):\s*([A-Za-z0-9_\-]+)\s*$")
 
 
+def task_dirs() -> list[str]:
+    """The YAML folders to hand lmms-eval: our tasks directory, then each other registered benchmark's folder."""
+    from temporal_tasks.benchmarks import registered
+
+    ours = Path(tasks_dir()).resolve()
+    dirs = [str(ours)]
+    for spec in registered().values():
+        folder = spec.task_folder().resolve()
+        if ours not in (folder, *folder.parents) and str(folder) not in dirs:
+            dirs.append(str(folder))
+    return dirs
+
+
 def our_tasks() -> dict[str, tuple[str, str]]:
-    """Our task and group names from the YAML tree: ``{name: (kind, yaml path)}`` (templates have no name)."""
+    """Every registered benchmark's task and group names: ``{name: (kind, yaml path)}`` (templates have no name)."""
     found: dict[str, tuple[str, str]] = {}
-    for path in sorted(Path(tasks_dir()).rglob("*.yaml")):
+    for path in sorted(p for d in task_dirs() for p in Path(d).rglob("*.yaml")):
         for line in path.read_text(encoding="utf-8").splitlines():
             m = _NAME_LINE.match(line)
             if m:

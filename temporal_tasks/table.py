@@ -251,10 +251,9 @@ _current: list[_Pass] = []
 
 
 def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    # List equality runs in C and short-cuts on identity: identical payload lists compare in milliseconds.
-    if len(a) != len(b):
-        return False
-    return a == b if isinstance(a, list) and isinstance(b, list) else list(a) == list(b)
+    # The same payload objects, by identity (C-level, stops at the first difference). Never ``==``: a fresh
+    # payload set equal in content to the pass's (the next task's, a rescore) would be compared dict by dict.
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def _fingerprint(items: Sequence[Any]) -> tuple:
