@@ -1,0 +1,88 @@
+"""ToyBench's loader, process_docs/process_results and metrics, all through temporal_tasks' shared core."""
+
+from __future__ import annotations
+
+from temporal_tasks.data import (
+    BenchmarkData,
+    DataError,
+    benchmark_data,
+    check_files_exist,
+    check_unique,
+    read_jsonl,
+    require_fields,
+)
+from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
+from temporal_tasks.official_rules import official_first_char
+from temporal_tasks.parsing import YES_NO_OPTIONS, Parser, register_parser, robust_yes_no
+from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+
+NAME = "toybench"
+FILE = "questions.jsonl"
+FIELDS = ("id", "video", "pair", "role", "question", "answer", "category")
+ROLES = ("q0", "q1")
+
+
+def _official_yes_no(text: str) -> str | None:
+    """The toy's "official" rule: the first character, Y or N."""
+    first = official_first_char("YN")(text)
+    return {"Y": "yes", "N": "no"}.get(first or "")
+
+
+YES_NO = register_parser(Parser("toybench_yes_no", ("yes", "no"), robust_yes_no, _official_yes_no))
+
+
+def load_docs(data: BenchmarkData | None = None) -> list[dict]:
+    """Read and validate ``questions.jsonl``: two questions (q0, q1) per video, every video present."""
+    data = data or benchmark_data(NAME, needs=(FILE, "videos/*"))
+    path = data.file(FILE)
+    rows = read_jsonl(path)
+    if not rows:
+        raise DataError(f"{path}: no questions. Fix: re-create it (`temporal-tasks fixtures DIR` writes one).")
+    for n, row in enumerate(rows, 1):
+        require_fields(row, FIELDS, f"{path} row {n}")
+        if row["role"] not in ROLES or row["answer"] not in ("yes", "no"):
+            raise DataError(
+                f"{path} row {n}: role must be q0/q1 and answer yes/no, not {row['role']!r}/{row['answer']!r}."
+            )
+    check_unique((str(r["id"]) for r in rows), str(path))
+    check_files_exist(
+        {data.root / r["video"] for r in rows}, f"{NAME} ({path})", f"copy the videos/ folder into {data.root}"
+    )
+    return [
+        {
+            "question_id": str(r["id"]),
+            "group_id": f"{NAME}/{r['pair']}",
+            "role": r["role"],
+            "group_size": 2,
+            "prompt": f"{r['question']}\nAnswer Yes or No.",
+            "gold": r["answer"],
+            "parser": YES_NO.name,
+            "options": YES_NO_OPTIONS,
+            "videos": [str(data.root / r["video"])],
+            "categories": [r["category"]],
+        }
+        for r in rows
+    ]
+
+
+def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
+    """lmms-eval ``process_docs`` of ``toybench_pair``."""
+    return docs_dataset(load_docs)
+
+
+HEADLINE = ("pair_acc", "invalid_rate", "parse_disagreement", "truncated_rate", "pair_acc_ci_low", "pair_acc_ci_high")
+
+
+def process_results(doc: dict, results: list) -> dict[str, dict]:
+    """The question's payload under the headline keys and its category's key."""
+    return results_for(make_payload(doc, answers(results)), HEADLINE, per_category=("pair_acc",))
+
+
+METRICS = {"pair_acc": Metric("all")}  # a video counts when both its questions are right
+AGGREGATIONS = aggregators(NAME, METRICS, report="pair_acc")
+GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
+
+
+def invalid_rate(items: list) -> float:
+    """Percent of scored answers that could not be read."""
+    return question_rate(items, "invalid", NAME)
