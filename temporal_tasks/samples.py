@@ -84,13 +84,9 @@ def run_provenance(samples: Path, task: str) -> dict | None:
 def task_docs(task: str) -> list[dict]:
     """The docs of ``task`` as its ``process_docs`` builds them (no video is built: :func:`harness.task_docs`)."""
     from temporal_tasks.harness import task_docs as docs_of
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.registry import resolve_function, task_config
 
-    ref = task_config(task).get("process_docs")
-    if not (isinstance(ref, tuple) and ref[0] == "!function"):
-        raise DataError(f"{task}: cannot rebuild its questions (its process_docs {ref!r} is not a !function).")
-    return docs_of(_resolve(ref))
+    return docs_of(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"))
 
 
 def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | None) -> list[dict]:

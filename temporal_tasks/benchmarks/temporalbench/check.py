@@ -8,7 +8,7 @@ from temporal_tasks.data import BenchmarkData
 
 def parts(data: BenchmarkData, k: int) -> list[Part]:
     """The checked parts of the copy at ``data`` (``k`` videos decoded per part); an absent file is one part."""
-    from temporal_tasks.benchmarks.temporalbench import tasks as tb
+    from temporal_tasks.benchmarks.temporalbench import loader as tb
 
     parts = []
     for key, title, file_key, load in (

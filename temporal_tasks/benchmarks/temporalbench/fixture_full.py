@@ -21,7 +21,7 @@ LONG_SOURCES = ("ActivityNet", "Charades", "COIN", "EgoExo4D", "FineGym")
 
 def write(root: Path) -> Path:
     """``root/temporalbench/`` at the published counts; long videos in one zip per source dataset."""
-    from temporal_tasks.benchmarks.temporalbench.tasks import CATEGORIES, SOURCES
+    from temporal_tasks.benchmarks.temporalbench.loader import CATEGORIES, SOURCES
 
     out = Path(root) / "temporalbench"
     out.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ def write(root: Path) -> Path:
     """``root/velociti/`` at 8,792 rows (1,099 per test, the first 150 of each in the subset)."""
     import pandas as pd
 
-    from temporal_tasks.benchmarks.velociti.tasks import ALL_TESTS
+    from temporal_tasks.benchmarks.velociti.loader import ALL_TESTS
 
     out = Path(root) / "velociti"
     out.mkdir(parents=True, exist_ok=True)
