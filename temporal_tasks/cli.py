@@ -69,19 +69,22 @@ def demo_responses(docs: list[dict], seed: int = 0, accuracy: float = 0.75) -> l
 def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Path:
     """A replay file of simulated answers for every question of ``benchmarks`` (offline data must be set).
 
-    Lines name their task: question ids are unique within a benchmark, not across benchmarks.
+    One set of answers per benchmark, over the questions of all its ``demo_tasks`` (each question once),
+    written for each of those tasks: lines name their task, as question ids are unique within a benchmark,
+    not across benchmarks.
     """
-    import importlib
+    from temporal_tasks.benchmarks import get
+    from temporal_tasks.samples import task_docs
 
-    from temporal_tasks.fixtures import fixture_modules
-
-    modules = fixture_modules()
     with open(path, "w", encoding="utf-8") as fh:
         for bench in benchmarks:
-            lines = demo_responses(
-                importlib.import_module(f"temporal_tasks.benchmarks.{bench}.tasks").load_docs(), seed=seed
-            )
-            for task in modules[bench].DEMO_TASKS:
+            tasks = get(bench).demo_tasks
+            docs: dict[str, dict] = {}
+            for task in tasks:
+                for doc in task_docs(task):
+                    docs.setdefault(doc["question_id"], doc)
+            lines = demo_responses(list(docs.values()), seed=seed)
+            for task in tasks:
                 for line in lines:
                     fh.write(json.dumps({"task": task, **line}) + "\n")
     return path
@@ -140,11 +143,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_prebuild(args: argparse.Namespace) -> int:
-    from temporal_tasks.benchmarks.vinoground.tasks import prebuild
+def _prebuildable() -> list[str]:
+    from temporal_tasks.benchmarks import registered
 
-    paths = prebuild(args.num_frames)
-    print(f"{len(paths)} paired videos ready")
+    return [name for name, spec in registered().items() if spec.prebuild is not None]
+
+
+def _cmd_prebuild(args: argparse.Namespace) -> int:
+    from temporal_tasks.benchmarks import get
+
+    for name in args.benchmark or _prebuildable():
+        spec = get(name)
+        paths = spec.hook("prebuild")(args.num_frames)
+        print(f"{spec.title}: {len(paths)} prebuilt files ready")
     return 0
 
 
@@ -195,8 +206,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="which run, when the folders hold several: its stamp (e.g. 20261125_101010) or file")
     p.set_defaults(func=_cmd_rescore)
 
-    p = sub.add_parser("prebuild", help="build every Vinoground paired video into the cache now, on all cores")
+    p = sub.add_parser(
+        "prebuild", help="build the derived videos a benchmark caches (e.g. paired videos) now, on all cores"
+    )
     p.add_argument("--num-frames", type=int, help="N (default: TEMPORAL_TASKS_NUM_FRAMES or 32)")
+    p.add_argument(
+        "--benchmark", action="append", choices=_prebuildable(),
+        help="only this benchmark (repeatable; default: every benchmark with something to prebuild)",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_prebuild)
 
     from temporal_tasks.report import add_report_parser, add_summary_parser

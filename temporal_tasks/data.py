@@ -31,15 +31,15 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import NoReturn
 
+from temporal_tasks.benchmarks import get
+
 ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
 ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
 
-HF_REPOS = {
-    "timeblind": "BaiqiL/TimeBlind",
-    "vinoground": "HanSolo9682/Vinoground",
-    "temporalbench": "microsoft/TemporalBench",
-    "velociti": "katha-ai-iiith/VELOCITI",
-}
+
+def hf_repo(name: str) -> str:
+    """The Hugging Face dataset repo of benchmark ``name`` (its spec's ``hf_repo``); unknown names list the known."""
+    return get(name).hf_repo
 
 
 # Language-only loading (lm-eval's text controls): no video archive is downloaded, extracted or checked.
@@ -121,10 +121,10 @@ class BenchmarkData:
         where = (
             f"{ENV_DATA_DIR} points at {self.root.parent}"
             if self.offline
-            else f"the snapshot of {HF_REPOS[self.name]} in {self.root}"
+            else f"the snapshot of {hf_repo(self.name)} in {self.root}"
         )
         fix = hint or (
-            f"copy it from the Hugging Face dataset repo {HF_REPOS[self.name]} into {self.root} "
+            f"copy it from the Hugging Face dataset repo {hf_repo(self.name)} into {self.root} "
             "(same layout as the repo)"
         )
         return f"{self.name}: missing {path} ({where}). Fix: {fix}."
@@ -144,15 +144,14 @@ def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkDa
     ``needs``: the repo files the caller will read, as ``allow_patterns`` globs (``*`` crosses
     folders); online, only those are downloaded (``None``: the whole repo). Offline it is ignored.
     """
-    if name not in HF_REPOS:
-        raise KeyError(f"unknown benchmark {name!r}; known: {sorted(HF_REPOS)}")
+    repo = hf_repo(name)  # an unknown name stops here, listing the registered ones
     env = os.environ.get(ENV_DATA_DIR)
     if env:
         root = Path(env).expanduser().resolve() / name
         if not root.is_dir():
             raise DataError(
                 f"{name}: {ENV_DATA_DIR}={env} but {root} does not exist. Fix: put a copy of the Hugging Face "
-                f"dataset repo {HF_REPOS[name]} there (same layout), e.g. `temporal-tasks fixtures {env}` for the "
+                f"dataset repo {repo} there (same layout), e.g. `temporal-tasks fixtures {env}` for the "
                 f"synthetic test copy, or unset {ENV_DATA_DIR} to download it."
             )
         data = BenchmarkData(name, root, offline=True)
@@ -199,7 +198,12 @@ def _fetch(name: str, patterns: list[str] | None, revision: str | None) -> Path:
 
 
 def _download(name: str, patterns: list[str] | None = None, revision: str | None = None) -> Path:
-    repo = HF_REPOS[name]
+    repo = hf_repo(name)
+    if not repo:  # a registered benchmark without a Hub release: local copies only
+        raise DataError(
+            f"{name}: no Hugging Face dataset repo is declared for it, so it cannot be downloaded. "
+            f"Fix: set {ENV_DATA_DIR} to a folder holding {name}/."
+        )
     try:
         from huggingface_hub import snapshot_download
         from huggingface_hub.errors import GatedRepoError, LocalEntryNotFoundError, RepositoryNotFoundError

@@ -8,27 +8,23 @@ baked into the ``lm_eval_text`` field), same ``process_results`` and aggregation
 metric keys. Only the task files differ, and they are generated from the lmms-eval configs
 (:func:`render_yaml`; ``python -m temporal_tasks.lm_eval_tasks`` rewrites them, a test checks
 they are current). lm-eval's ``!function m.f`` loads ``m.py`` from the YAML's folder, so that
-folder holds one-line shims per benchmark re-exporting this module and the benchmark module.
+folder holds one-line shims per benchmark re-exporting this module and the benchmark module
+(:func:`render_shim`, also generated). The tasks are the ``blind`` variants the benchmark specs declare.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 
 from temporal_tasks import lm_eval_tasks_dir
+from temporal_tasks.benchmarks import get, registered
 from temporal_tasks.data import language_only
 from temporal_tasks.harness import doc_to_text, parse_disagreement, truncated_rate
-from temporal_tasks.registry import load_task_yaml, our_tasks
+from temporal_tasks.registry import load_task_yaml, our_tasks, resolve_function
 
-# lm-eval task -> (benchmark module, shim file): the blind variant of each benchmark's main task.
-BLIND_TASKS: dict[str, str] = {
-    "timeblind_iacc_blind": "timeblind",
-    "velociti_strictvle_blind": "velociti",
-    "temporalbench_short_mba_blind": "temporalbench",
-    "vinoground_text_blind": "vinoground",
-}
+# lm-eval task -> its benchmark (the shim file's name): the blind variant of each benchmark's main task.
+BLIND_TASKS: dict[str, str] = {spec.blind: name for name, spec in registered().items() if spec.blind}
 PACKAGE = "temporal_tasks."
 GEN_KWARGS_MAP = {"max_new_tokens": "max_gen_toks"}  # lmms-eval's generation keys -> lm-eval's
 
@@ -43,18 +39,12 @@ def _config(task: str) -> dict:
     return load_task_yaml(Path(our_tasks()[task][1]))
 
 
-def _resolve(ref) -> Callable:
-    # ("!function", "temporal_tasks.benchmarks.timeblind.tasks.process_docs") -> the function
-    module, name = ref[1].rsplit(".", 1)
-    return getattr(importlib.import_module(module), name)
-
-
 def blind_docs(task: str) -> list[dict]:
     """The docs of lmms-eval task ``task`` with no video and the full prompt in ``lm_eval_text``."""
     cfg = _config(task)
     kwargs = (cfg.get("lmms_eval_specific_kwargs") or {}).get("default") or {}
     with language_only():  # the annotation files only: no video is downloaded, extracted or checked
-        dataset = _resolve(cfg["process_docs"])(None)
+        dataset = resolve_function(cfg["process_docs"], f"{task}'s process_docs")(None)
     docs = []
     for doc in dataset:
         doc = dict(doc)
@@ -81,9 +71,24 @@ for _task in BLIND_TASKS:
 
 def _fn(ref, shim: str) -> str:
     name = ref[1]
-    if not name.startswith(PACKAGE):
-        raise ValueError(f"{name}: only functions of the temporal_tasks package can be shimmed")
+    if not name.startswith((PACKAGE, get(shim).package + ".")):
+        raise ValueError(f"{name}: only functions of the temporal_tasks package or of {shim}'s can be shimmed")
     return f"!function {shim}.{name.rsplit('.', 1)[1]}"
+
+
+def render_shim(benchmark: str) -> str:
+    """The shim ``<benchmark>.py`` lm-eval's ``!function`` loads: this module, and the benchmark's modules that
+    hold its blind task's ``process_results`` and aggregations (sorted, as ruff orders imports)."""
+    spec = get(benchmark)
+    cfg = _config(spec.blind)
+    refs = [cfg["process_results"], *(m["aggregation"] for m in cfg["metric_list"])]
+    own = {ref[1].rpartition(".")[0] for ref in refs if ref[1].startswith(spec.package + ".")}
+    lines = [
+        f"# lm-eval loads `!function {benchmark}.<name>` from this file: re-export the package's functions "
+        "(no logic here).",
+        *(f"from {module} import *  # noqa: F403" for module in sorted({*own, "temporal_tasks.lm_eval_tasks"})),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def render_yaml(task: str) -> str:
@@ -122,13 +127,16 @@ def _scalar(v) -> str:
 
 
 def write_yamls(directory: str | Path | None = None) -> list[Path]:
-    """(Re)write the lm-eval YAMLs of every :data:`BLIND_TASKS` entry; returns their paths."""
+    """(Re)write the lm-eval YAMLs and shims of every :data:`BLIND_TASKS` entry; returns their paths."""
     directory = Path(directory or lm_eval_tasks_dir())
     out = []
-    for task in BLIND_TASKS:
-        path = directory / f"{task}.yaml"
-        path.write_text(render_yaml(task), encoding="utf-8")
-        out.append(path)
+    for task, shim in BLIND_TASKS.items():
+        for path, text in (
+            (directory / f"{task}.yaml", render_yaml(task)),
+            (directory / f"{shim}.py", render_shim(shim)),
+        ):
+            path.write_text(text, encoding="utf-8")
+            out.append(path)
     return out
 
 

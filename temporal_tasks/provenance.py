@@ -99,12 +99,13 @@ def videos_fingerprint(paths: Iterable[str]) -> str:
 
 def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
     """The ``data`` part: where the files are (Hub commit or local folder) and the content fingerprints."""
-    from temporal_tasks.data import HF_REPOS
+    from temporal_tasks.benchmarks import registered
 
     out: dict[str, Any] = {}
     src = (sources or [None])[-1]
     if src is not None and not src.offline:
-        out = {"kind": "hub", "repo": HF_REPOS.get(src.name, src.name), "revision": src.revision}
+        spec = registered().get(src.name)
+        out = {"kind": "hub", "repo": spec.hf_repo if spec else src.name, "revision": src.revision}
     elif src is not None:
         out = {"kind": "local", "path": str(src.root)}
     else:

@@ -12,46 +12,13 @@ run saw (its provenance record, and each line's target and prompt).
 
 from __future__ import annotations
 
-import importlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from temporal_tasks.data import DataError
 from temporal_tasks.harness import SAME_AS
-
-# process_docs of each task config -> the loader that returns the same docs, without starting video builds.
-_LOADERS: dict[str, Callable[[], list[dict]]] = {
-    "temporal_tasks.benchmarks.timeblind.tasks.process_docs": lambda: _call("timeblind", "load_docs"),
-    **{
-        f"temporal_tasks.benchmarks.vinoground.tasks.process_docs_{v}": (
-            lambda v=v: _call("vinoground", "load_docs", variant=v)
-        )
-        for v in ("group", "official", "text", "video", "text_blind")
-    },
-    "temporal_tasks.benchmarks.temporalbench.tasks.process_docs_short": lambda: _call(
-        "temporalbench", "load_qa", "short_qa"
-    ),
-    "temporal_tasks.benchmarks.temporalbench.tasks.process_docs_long": lambda: _call(
-        "temporalbench", "load_qa", "long_qa"
-    ),
-    "temporal_tasks.benchmarks.temporalbench.tasks.process_docs_caption": lambda: _call(
-        "temporalbench", "load_caption_docs"
-    ),
-    "temporal_tasks.benchmarks.velociti.tasks.process_docs": lambda: _call("velociti", "load_docs", kind="entail"),
-    "temporal_tasks.benchmarks.velociti.tasks.process_docs_subset": lambda: _call(
-        "velociti", "load_docs", kind="entail", subset=True
-    ),
-    "temporal_tasks.benchmarks.velociti.tasks.process_docs_mc": lambda: _call("velociti", "load_docs", kind="mc"),
-    "temporal_tasks.benchmarks.velociti.tasks.process_docs_mc_subset": lambda: _call(
-        "velociti", "load_docs", kind="mc", subset=True
-    ),
-}
-
-
-def _call(module: str, name: str, *args: Any, **kwargs: Any) -> list[dict]:
-    return getattr(importlib.import_module(f"temporal_tasks.benchmarks.{module}.tasks"), name)(*args, **kwargs)
 
 
 def answer_of(line: dict) -> str:
@@ -115,21 +82,11 @@ def run_provenance(samples: Path, task: str) -> dict | None:
 
 
 def task_docs(task: str) -> list[dict]:
-    """The docs of ``task`` as its ``process_docs`` builds them (no video is built)."""
-    from temporal_tasks.registry import task_config
+    """The docs of ``task`` as its ``process_docs`` builds them (no video is built: :func:`harness.task_docs`)."""
+    from temporal_tasks.harness import task_docs as docs_of
+    from temporal_tasks.registry import resolve_function, task_config
 
-    ref = task_config(task).get("process_docs")
-    name = ref[1] if isinstance(ref, tuple) else str(ref)
-    if name.startswith("temporal_tasks.shortcuts.process_docs_"):
-        from temporal_tasks.shortcuts import _MAIN_DOCS
-
-        rest = name.removeprefix("temporal_tasks.shortcuts.process_docs_")
-        main = next((m for m in _MAIN_DOCS if rest.startswith(m + "_")), None)
-        if main is not None:
-            return _MAIN_DOCS[main]()
-    if name not in _LOADERS:
-        raise DataError(f"{task}: cannot rebuild its questions (process_docs {name!r} has no loader).")
-    return _LOADERS[name]()
+    return docs_of(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"))
 
 
 def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | None) -> list[dict]:

@@ -108,7 +108,7 @@ def test_online_checks_the_hf_cache_and_never_downloads(monkeypatch, capsys, fix
 
     def cached_only(**kwargs):
         calls.append(kwargs)
-        if kwargs["repo_id"] == data.HF_REPOS["timeblind"]:
+        if kwargs["repo_id"] == data.hf_repo("timeblind"):
             return str(fixture_root / "timeblind")
         raise huggingface_hub.errors.LocalEntryNotFoundError("not cached")
 
@@ -126,3 +126,22 @@ def test_fixtures_full_through_the_cli(tmp_path):
     assert len((tmp_path / "timeblind" / "data.jsonl").read_text().splitlines()) == 2400
     assert len(list((tmp_path / "timeblind" / "videos").glob("*.mp4"))) == 1200
     assert not (tmp_path / "vinoground").exists()
+
+
+def test_unknown_benchmark_names_the_registered_ones():
+    from temporal_tasks.benchmarks import names
+
+    with pytest.raises(ValueError, match="unknown benchmark.*" + ".*".join(names())):
+        check.check(["nosuchbench"])
+    with pytest.raises(ValueError, match="unknown benchmark 'nosuchbench'; known: " + ", ".join(names())):
+        data.benchmark_data("nosuchbench")
+
+
+def test_titles_and_published_sizes_come_from_the_specs():
+    from temporal_tasks.benchmarks import get
+
+    spec = get("velociti")
+    assert check.published("velociti", "rows") == spec.published[("velociti", "rows")] == 8792
+    assert check.published("velociti", "no such count") is None
+    report = check.Report("velociti", None, absent="no folder x")
+    assert check.render([report]).startswith(f"{spec.title}: absent (no folder x)")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import data
+from temporal_tasks.benchmarks import registered
 from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.benchmarks.velociti import loader as velociti_loader
@@ -17,7 +18,7 @@ from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data import DataError
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
-REPO_BENCH = {repo: bench for bench, repo in data.HF_REPOS.items()}
+REPO_BENCH = {spec.hf_repo: name for name, spec in registered().items()}
 
 
 class FakeHub:
@@ -100,7 +101,7 @@ def test_each_task_downloads_only_its_files(hub, task, load, bench, expected):
     docs = load()
     assert docs, task
     assert hub.patterns() == [expected], task  # one call, with exactly these patterns
-    assert hub.calls[0]["repo_id"] == data.HF_REPOS[bench]
+    assert hub.calls[0]["repo_id"] == data.hf_repo(bench)
     _only_documented_kwargs(hub)
     got = hub.files(bench)
     if task == "temporalbench_short_mba":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 import temporal_tasks
 from temporal_tasks import cli, lm_eval_tasks
+from temporal_tasks.benchmarks import registered
 from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.harness import doc_to_text, make_payload
@@ -29,20 +31,33 @@ def test_yamls_are_generated_from_the_lmms_eval_configs():
         # same metric keys as the lmms-eval task of the same name
         keys = [line.split("metric: ", 1)[1].split(",", 1)[0] for line in text.splitlines() if "{metric: " in line]
         assert keys == [m["metric"] for m in task_config(task)["metric_list"]]
-        assert (folder / f"{shim}.py").is_file()
+        assert (folder / f"{shim}.py").read_text(encoding="utf-8") == lm_eval_tasks.render_shim(shim), "stale shim"
+        namespace = _shim(shim)
+        missing = [
+            f for f in re.findall(rf"!function {shim}\.(\w+)", text) if not callable(getattr(namespace, f, None))
+        ]
+        assert not missing, f"{task}.yaml names functions its shim lacks: {missing}"
+    # one per benchmark spec declaring a blind variant
+    assert lm_eval_tasks.BLIND_TASKS == {s.blind: n for n, s in registered().items() if s.blind}
+    assert len(lm_eval_tasks.BLIND_TASKS) == 4
     # lm-eval's folder is not under the lmms-eval task tree (lmms-eval would index it)
     assert Path(temporal_tasks.tasks_dir()) not in folder.parents
     assert not set(lm_eval_tasks.BLIND_TASKS) - set(our_tasks())
 
 
-def test_shim_reexports_the_package_functions():
+def _shim(name: str):
     # the shim's namespace, as lm-eval's import_function builds it (a module executed from the file)
     import importlib.util
 
-    path = Path(temporal_tasks.lm_eval_tasks_dir()) / "timeblind.py"
-    spec = importlib.util.spec_from_file_location("timeblind", path)
+    path = Path(temporal_tasks.lm_eval_tasks_dir()) / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_shim_reexports_the_package_functions():
+    module = _shim("timeblind")
     assert module.instance_acc is timeblind_agg.instance_acc
     assert module.process_results is timeblind.process_results
     assert module.timeblind_iacc_blind_dataset is lm_eval_tasks.timeblind_iacc_blind_dataset

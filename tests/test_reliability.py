@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from temporal_tasks.cli import demo_responses, write_demo_responses
 from temporal_tasks.data import DataError, extract_zip
-from temporal_tasks.fixtures import demo_tasks, fixture_modules
+from temporal_tasks.fixtures import demo_tasks, writers
 from temporal_tasks.parsing import PARSERS, compile_options
 from temporal_tasks.rescore import _resolve, task_config, task_metrics
 
@@ -51,7 +51,7 @@ def _clean(metrics: dict) -> dict:
 
 @pytest.mark.slow
 def test_two_processes_give_identical_metrics(lmms_eval, offline_env, tmp_path):
-    responses = write_demo_responses(tmp_path / "answers.jsonl", list(fixture_modules()), seed=11)
+    responses = write_demo_responses(tmp_path / "answers.jsonl", list(writers()), seed=11)
     tasks = ",".join(demo_tasks())
     one = lmms_eval(tasks, responses=responses)
     launcher = ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
@@ -115,7 +115,7 @@ def test_every_limit_and_offset_scores_exactly_the_complete_groups(task, offline
 
 @pytest.mark.slow
 def test_cli_limit_and_offset_on_every_task(lmms_eval, offline_env, tmp_path):
-    responses = write_demo_responses(tmp_path / "answers.jsonl", list(fixture_modules()), seed=2)
+    responses = write_demo_responses(tmp_path / "answers.jsonl", list(writers()), seed=2)
     run = lmms_eval(",".join(demo_tasks()), responses=responses, args=["--limit", "7", "--offset", "3"])
     for task in demo_tasks():
         assert run.results["n-samples"][task]["effective"] <= 7

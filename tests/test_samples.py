@@ -100,3 +100,25 @@ def test_unscorable_samples_file_is_an_error(tmp_path, capsys):
     assert cli.main(["rescore", str(empty)]) == 2
     err = capsys.readouterr().err
     assert "cannot score timeblind_iacc" in err and "--log_samples" in err
+
+
+def test_task_docs_come_from_the_task_configs_process_docs_without_builds(offline_env):
+    from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
+    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+    from temporal_tasks.benchmarks.velociti import tasks as velociti
+    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
+    from temporal_tasks.samples import task_docs
+
+    expected = {
+        "timeblind_iacc": lambda: timeblind.load_docs(),
+        "vinoground_group": lambda: vinoground.load_docs(variant="group"),
+        "vinoground_group_official": lambda: vinoground.load_docs(variant="official"),
+        "temporalbench_long_mba": lambda: temporalbench.load_qa("long_qa"),
+        "temporalbench_caption_sim": lambda: temporalbench.load_caption_docs(),
+        "velociti_mc_subset": lambda: velociti.load_docs(kind="mc", subset=True),
+    }
+    for task, load in expected.items():
+        assert task_docs(task) == load(), task
+    assert not vinoground._DEFERRED  # the paired-video builds of a run were neither started nor deferred
+    with pytest.raises(DataError, match="not one of our tasks"):
+        task_docs("no_such_task")

@@ -517,4 +517,8 @@ def test_prebuild_command_builds_every_paired_video(offline_env, tmp_path, monke
     built = sorted((tmp_path / "cache").rglob("*.mp4"))
     built = [p for p in built if "paired_videos" in p.parts]
     assert len(built) == len({tuple(d["videos"]) for d in paired}) > 0
-    assert f"{len(paired)} paired videos ready" in capsys.readouterr().out
+    assert f"Vinoground: {len(paired)} prebuilt files ready" in capsys.readouterr().out
+    # the benchmark named: the same files, reused
+    assert cli.main(["prebuild", "--benchmark", "vinoground", "--num-frames", "5"]) == 0
+    assert f"Vinoground: {len(paired)} prebuilt files ready" in capsys.readouterr().out
+    assert [p for p in sorted((tmp_path / "cache").rglob("*.mp4")) if "paired_videos" in p.parts] == built
