@@ -350,8 +350,8 @@ def check_config_env() -> None:
             DataError(
                 f"--config: the entries set {', '.join(differ)} differently ({values}), but lmms-eval exports every "
                 "entry's env before the first run, so all entries would run with the last value. Put per-entry "
-                "settings in each entry's model_args (e.g. max_num_frames=8) or task names (e.g. "
-                "vinoground_group_official), or run one --config file per setting (README: lmms-eval flags)."
+                "settings in each entry's model_args (e.g. max_num_frames=8) or task names (e.g. a task's "
+                "_official variant), or run one --config file per setting (README: lmms-eval flags)."
             )
         )
 
