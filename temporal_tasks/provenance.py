@@ -299,7 +299,8 @@ def describe(record: Mapping) -> str:
     )
     if record.get("shortcut"):
         sc = record["shortcut"]
-        parts.append(f"shortcut {sc.get('variant')} seed v{sc.get('seed_version')}")
+        seed = sc.get("seed_version")  # the blind variant draws nothing: no seed
+        parts.append(f"shortcut {sc.get('variant')}" + (f" seed v{seed}" if seed is not None else ""))
     cut = record.get("cut") or {}
     if cut.get("limit") is not None or cut.get("offset"):
         parts.append(f"cut limit={cut.get('limit')} offset={cut.get('offset')}")

@@ -101,7 +101,7 @@ def test_toy_benchmark_through_every_command(tmp_path):
 
     # summary and report read it through the spec
     summary = _cli("summary", str(out), env=env)
-    assert "ToyBench" in summary and "toybench_pair" in summary and "50.0" in summary, summary
+    assert "toybench_pair_blind" in summary and "pair accuracy | 50.0" in summary, summary  # the spec's label
     _cli("report", str(out), "--out", str(tmp_path / "report"), env=env)
     report = (tmp_path / "report" / "report.md").read_text()
     assert "ToyBench" in report and "pair_acc" in report
