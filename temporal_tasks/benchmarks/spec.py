@@ -84,7 +84,7 @@ class Benchmark:
     fixture: str | None = None  # (root) -> the small synthetic copy's folder ``root/<name>``
     fixture_full: str | None = None  # (root) -> the synthetic copy at the published sizes
     demo_tasks: tuple[str, ...] = ()  # the tasks `temporal-tasks demo` runs on the small fixture
-    prebuild: str | None = None  # (workers) -> files built: `temporal-tasks prebuild` (cached derived videos)
+    prebuild: str | None = None  # (num_frames) -> files built: `temporal-tasks prebuild` (cached derived videos)
     references: str | None = None  # a JSON file in ``package``: published numbers shown by `report`
     parsers: str | None = None  # the module registering its answer parsers (temporal_tasks.parsing.register_parser)
 
