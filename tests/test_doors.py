@@ -20,7 +20,7 @@ from temporal_tasks.data import DataError
 from temporal_tasks.rescore import rescore
 from temporal_tasks.runs import choose_run, find_runs, read_samples
 
-LMMS_EVAL_CHANGED = "lmms-eval changed: temporal_tasks/compat.py relies on this; re-check it against the new version"
+LMMS_EVAL_CHANGED = "lmms-eval changed: temporal_tasks/compat/ relies on this; re-check it against the new version"
 
 
 # ----------------------------------------------------------------------------- compat contracts
@@ -108,7 +108,8 @@ def test_contract_request_cache_hit_loses_doc_to_visual_and_we_restore_it():
     assert src.index("self._instances = flattened_instances\n            return") < src.index("FIXME"), (
         LMMS_EVAL_CHANGED
     )
-    assert getattr(Task.build_all_requests, compat._PATCHED, False), "compat.restore_cached_visuals is not installed"
+    patched = getattr(Task.build_all_requests, compat.stack._PATCHED, False)
+    assert patched, "compat.restore_cached_visuals is not installed"
 
 
 def test_instance_frame_setting_reads_known_attributes_only():
