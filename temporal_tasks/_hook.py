@@ -19,7 +19,6 @@ import os
 import sys
 
 _TARGET = "lmms_eval.tasks"
-_FLAG = "_temporal_tasks_patched"
 
 
 def _our_dirs() -> list[str]:
@@ -39,28 +38,10 @@ def _patch(module) -> None:
     from temporal_tasks.redaction import install_log_redaction
 
     install_log_redaction()
-    from temporal_tasks.compat import restore_cached_visuals
+    from temporal_tasks.compat import patch_task_manager, restore_cached_visuals
 
     restore_cached_visuals()  # lmms-eval 0.7.3 loses doc_to_visual on a --cache_requests hit
-    manager = getattr(module, "TaskManager", None)
-    if manager is None or getattr(manager, _FLAG, False):
-        return
-    original = manager.initialize_tasks
-
-    def initialize_tasks(self, include_path=None, include_defaults=True):
-        if include_path is None:
-            paths = []
-        elif isinstance(include_path, str):
-            paths = [include_path]
-        else:
-            paths = list(include_path)
-        given = {os.path.realpath(p) for p in paths}
-        # Appended last: lmms-eval lets earlier directories win, so a built-in can never be shadowed.
-        paths.extend(d for d in _our_dirs() if d not in given)
-        return original(self, include_path=paths, include_defaults=include_defaults)
-
-    manager.initialize_tasks = initialize_tasks
-    setattr(manager, _FLAG, True)
+    patch_task_manager(module, _our_dirs)  # our folders go last: a built-in task can never be shadowed
 
 
 def register() -> None:

@@ -34,6 +34,7 @@ from typing import Any
 
 from lmms_eval.api.model import lmms
 
+from temporal_tasks.compat import generate_args, loglikelihood_args
 from temporal_tasks.data import DataError, stop
 from temporal_tasks.log import logger, warn_once
 
@@ -237,7 +238,7 @@ class FirstTokenProb(lmms):
         docs: dict[tuple, tuple[str, list[str]]] = {}
         wanted: dict[tuple, set[int]] = {}
         for req in requests:
-            ctx, continuation, doc_to_visual, doc_id, task, split = req.args
+            ctx, continuation, doc_to_visual, doc_id, task, split = loglikelihood_args(req)
             if callable(continuation):  # plain `loglikelihood` tasks pass doc_to_target itself
                 continuation = continuation(self.task_dict[task][split][doc_id])
             token = self.token_id(str(continuation))
@@ -281,7 +282,7 @@ class FirstTokenProb(lmms):
             chunk = reqs[start : start + self.batch_size]
             contexts, videos, settings = [], [], []
             for req in chunk:
-                ctx, gen_kwargs, doc_to_visual, doc_id, task, split = req.args
+                ctx, gen_kwargs, doc_to_visual, doc_id, task, split = generate_args(req)
                 contexts.append(ctx)
                 videos.append(self._visual_paths(doc_to_visual, doc_id, task, split))
                 settings.append(dict(gen_kwargs or {}))

@@ -26,7 +26,6 @@ import contextvars
 import hashlib
 import json
 import os
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -184,30 +183,14 @@ def _benchmark_of(docs: list[Mapping]) -> str | None:
     return gid.split("/", 1)[0] if "/" in gid else None
 
 
-def _building_task() -> Any:
-    """The lmms-eval task object whose ``download`` (and so ``process_docs``) is running, or None."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        obj = frame.f_locals.get("self")
-        if frame.f_code.co_name == "download" and obj is not None and hasattr(obj, "_config"):
-            return obj
-        frame = frame.f_back
-    return None
-
-
 _baseline_warned = [False]
 
 
 def _warn_baseline() -> None:
     """lmms-eval's ``--baseline`` (a per-question paired t-test on a ``score`` field) skips our tasks: say so once."""
-    from temporal_tasks.compat import evaluation_frames, is_lmms_eval_command_line
-    from temporal_tasks.run_context import _argv_value
+    from temporal_tasks.compat import run_baseline
 
-    found = evaluation_frames()
-    if found is not None:
-        baseline = found.baseline
-    else:
-        baseline = _argv_value(sys.argv, "--baseline") if is_lmms_eval_command_line() else None
+    baseline = run_baseline()
     if baseline and not _baseline_warned[0]:
         _baseline_warned[0] = True
         from temporal_tasks.log import logger
@@ -224,15 +207,14 @@ def attach(docs: list[Mapping], sources: list | None = None) -> dict | None:
 
     Outside an lmms-eval run (no task being built) nothing is stored and None is returned.
     """
-    task_obj = _building_task()
+    from temporal_tasks.compat import add_task_metadata, building_task_config, task_config_name
+
+    config = building_task_config()
     _warn_baseline()
-    if task_obj is None:
+    if config is None:
         return None
-    config = task_obj._config
-    name = str(getattr(config, "task", "") or "")
-    record = build_record(name, docs, sources)
-    old = config.metadata if isinstance(config.metadata, dict) else {}
-    config.metadata = {**old, "provenance": record}
+    record = build_record(task_config_name(config), docs, sources)
+    add_task_metadata(config, "provenance", record)
     return record
 
 

@@ -52,17 +52,12 @@ _TaskLoader.add_constructor("!function", lambda loader, node: ("!function", load
 
 
 def load_task_yaml(path: Path) -> dict:
-    """A task YAML with its ``include:`` chain merged as lmms-eval does (shallow; the later include wins)."""
+    """A task YAML with its ``include:`` chain merged as lmms-eval does (:func:`.compat.merge_includes`)."""
+    from temporal_tasks.compat import merge_includes
+
     with open(path, encoding="utf-8") as fh:
         cfg = yaml.load(fh, Loader=_TaskLoader) or {}
-    includes = cfg.pop("include", None)
-    if includes is None:
-        return cfg
-    merged: dict = {}
-    for inc in [includes] if isinstance(includes, str) else list(includes):
-        merged.update(load_task_yaml(path.parent / inc))
-    merged.update(cfg)
-    return merged
+    return merge_includes(cfg, lambda inc: load_task_yaml(path.parent / inc))
 
 
 def task_config(task: str) -> dict:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from lmms_eval.api.model import lmms
 
+from temporal_tasks.compat import loglikelihood_args, request_context, request_doc, request_visuals
 from temporal_tasks.data import DataError, stop
 from temporal_tasks.log import logger
 
@@ -159,8 +160,8 @@ class TemporalReplay(lmms):
     def _serve(self, req) -> None:
         """What a real model does before answering: get the visuals, then take ``latency_ms``."""
         if self._visuals:
-            _ctx, _second, doc_to_visual, doc_id, task, split = req.args
-            doc_to_visual(self._doc(task, split, doc_id))
+            doc_id, task, split = request_doc(req)
+            request_visuals(req)(self._doc(task, split, doc_id))
         if self._latency:
             time.sleep(self._latency)
 
@@ -169,19 +170,19 @@ class TemporalReplay(lmms):
         out, missing = [""] * len(requests), []
         indices = list(range(len(requests)))
         if self._order == "length":  # lmms-eval's Collator: longest prompt first, ties by prompt
-            indices.sort(key=lambda i: (-len(str(requests[i].args[0])), str(requests[i].args[0])))
+            indices.sort(key=lambda i: (-len(str(request_context(requests[i]))), str(request_context(requests[i]))))
         # --repeats k: lmms-eval sends each request k times (the same Instance, in a row); the r-th copy, in
         # lmms-eval's order, is repeat r and gets the r-th answer of a list "response".
         repeat_of: dict[int, int] = {}
         seen: dict[tuple, int] = {}
         for i, req in enumerate(requests):
-            *_, doc_id, task, split = req.args
+            doc_id, task, split = request_doc(req)
             key = (task, split, doc_id)
             repeat_of[i] = seen.get(key, 0)
             seen[key] = repeat_of[i] + 1
         for i in indices:
             req = requests[i]
-            *_, doc_id, task, split = req.args
+            doc_id, task, split = request_doc(req)
             self._serve(req)
             rec = self._record(task, split, doc_id, missing)
             out[i] = "" if rec is None else self._answer(rec, repeat_of[i], int(getattr(req, "repeats", 1) or 1))
@@ -207,7 +208,7 @@ class TemporalReplay(lmms):
         """Return lmms-eval's loss convention: the negative log-probability of the continuation."""
         out, missing = [], []
         for req in requests:
-            _ctx, continuation, _visual, doc_id, task, split = req.args
+            _ctx, continuation, _visual, doc_id, task, split = loglikelihood_args(req)
             self._serve(req)
             if callable(continuation):  # plain `loglikelihood` tasks pass doc_to_target itself
                 continuation = continuation(self._doc(task, split, doc_id))

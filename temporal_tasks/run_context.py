@@ -12,12 +12,18 @@ a script's own ``sys.argv`` is never taken for the run's. The rank and world siz
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from dataclasses import dataclass, field
 
-from temporal_tasks.compat import FRAME_ARGS, evaluation_frames, instance_frame_setting, is_lmms_eval_command_line
+from temporal_tasks.compat import (
+    FRAME_ARGS,
+    command_line_setting,
+    evaluation_frames,
+    instance_frame_setting,
+    is_lmms_eval_command_line,
+    shard,
+)
 
 __all__ = ["FRAME_ARGS", "FrameSetting", "RunContext", "model_frame_setting", "rank_share", "run_context"]
 
@@ -63,15 +69,6 @@ def parse_model_args(raw: object) -> dict[str, str]:
     return out
 
 
-def _argv_value(argv: list[str], flag: str) -> str | None:
-    for i, arg in enumerate(argv):
-        if arg == flag and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith(flag + "="):
-            return arg[len(flag) + 1 :]
-    return None
-
-
 def _number(raw: object) -> float | None:
     try:
         return float(raw)  # type: ignore[arg-type]
@@ -115,10 +112,10 @@ def run_context(argv: list[str] | None = None) -> RunContext:
     if not is_lmms_eval_command_line(argv):
         return ctx
     ctx.where = "command line"
-    ctx.model_args = parse_model_args(_argv_value(argv, "--model_args"))
-    ctx.limit = _number(_argv_value(argv, "--limit"))
-    ctx.offset = int(_number(_argv_value(argv, "--offset")) or 0)
-    shots = _number(_argv_value(argv, "--num_fewshot"))
+    ctx.model_args = parse_model_args(command_line_setting(argv, "model_args"))
+    ctx.limit = _number(command_line_setting(argv, "limit"))
+    ctx.offset = int(_number(command_line_setting(argv, "offset")) or 0)
+    shots = _number(command_line_setting(argv, "num_fewshot"))
     ctx.num_fewshot = None if shots is None else int(shots)
     return ctx
 
@@ -138,16 +135,6 @@ def model_frame_setting(ctx: RunContext | None = None) -> FrameSetting | None:
 
 
 def rank_share(items: list, ctx: RunContext | None = None) -> list:
-    """The items this rank will be asked for: lmms-eval's ``islice(docs, rank + offset, offset + limit, world)``."""
+    """The items this rank will be asked for in the run (lmms-eval's sharding: :func:`temporal_tasks.compat.shard`)."""
     ctx = ctx or run_context()
-    limit = ctx.limit
-    if limit == 0:  # lmms-eval builds `instances[:0]`: no request at all
-        return []
-    if not limit or limit < 0:  # None and -1 mean every doc in lmms-eval
-        count = None
-    elif 0 < limit < 1:
-        count = math.ceil(len(items) * limit)  # lmms-eval's get_sample_size
-    else:
-        count = int(limit)
-    stop = None if count is None else ctx.offset + count
-    return items[ctx.rank + ctx.offset : stop : ctx.world_size]
+    return shard(items, ctx.limit, ctx.offset, ctx.rank, ctx.world_size)

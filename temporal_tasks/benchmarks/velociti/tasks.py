@@ -20,12 +20,12 @@ control excluded, as in the paper's "Avg" column.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from temporal_tasks.benchmarks.velociti.loader import ALL_TESTS, CONTROL, NAME, TESTS, load_docs
+from temporal_tasks.compat import loss_value
 from temporal_tasks.harness import answers, docs_dataset, make_payload, share, with_repeat_keys
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import (
@@ -102,30 +102,9 @@ def process_results_mc(doc: dict, results: list) -> dict[str, dict]:
     return _keys_for(payload, MC_KEYS)
 
 
-_NUMPY_WRAP = re.compile(r"\b(?:np|numpy)\.\w+\(")
-_NUMBER = re.compile(r"[-+]?(?:inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", re.I)
-
-
 def _loss(result: Any) -> float:
-    """The loss of one choice's result; NaN if unreadable.
-
-    lmms-eval 0.7.3 turns each ``(loss, is_greedy)`` tuple into its ``str()`` on the way to
-    ``process_results`` (``api/instance.py::unwrap_generation_output``), so ``"(0.1, False)"``,
-    ``"(inf, False)"`` and ``"(np.float64(0.1), np.True_)"`` arrive as text; a real tuple is
-    accepted too in case a later version stops doing that.
-    """
-    while isinstance(result, list | tuple) and result and isinstance(result[0], list | tuple | str):
-        result = result[0]
-    value = result[0] if isinstance(result, list | tuple) and result else result
-    if isinstance(value, str):
-        m = _NUMBER.search(_NUMPY_WRAP.sub("", value))
-        if m is None:
-            return math.nan
-        value = m.group(0)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
+    """The loss of one choice's result; NaN if unreadable (lmms-eval's result form: :func:`compat.loss_value`)."""
+    return loss_value(result)
 
 
 def entailment_score(loss_yes: float, loss_no: float) -> float | None:

@@ -1,28 +1,4 @@
-"""Every reach into lmms-eval 0.7.3's internals, fenced in one module.
-
-lmms-eval gives a task no handle on the run it is part of: not the model, not ``--limit``/``--offset``,
-not the number of questions selected. We read them from the frames of lmms-eval's own functions on
-the call stack. Each such reach lives here, and ``tests/test_compat.py`` checks each assumption
-against the installed lmms-eval, so an lmms-eval upgrade that breaks one fails there, by name, and
-not as a silently wrong N or an unchecked subset.
-
-Assumptions (lmms-eval 0.7.3, ``lmms_eval/evaluator.py`` and ``evaluator_utils.py``):
-
-- ``simple_evaluate(model, model_args, ..., limit, offset)`` builds the model instance into its local
-  ``lm`` (or takes ``model`` when it is an instance) *before* it builds the tasks (``process_docs``).
-- ``evaluate(lm, task_dict, limit, offset, ...)`` holds the instance as ``lm``; it replaces ``limit``
-  by ``get_sample_size(task, limit)`` (an int count or None) before it builds each task's requests.
-- The aggregations run inside ``TaskOutput.calculate_aggregate_metric(self, ...)``, whose ``self.task``
-  is the task (``eval_docs``: the processed dataset) and ``self.sample_metrics`` the gathered payloads
-  of all ranks, inside ``evaluate``.
-- The video models keep their frame count as an instance attribute named like their ``__init__``
-  argument (``self.max_num_frames``, ``self.max_frames_num``, ...; :data:`FRAME_ARGS`).
-- ``__main__.cli_evaluate`` holds the entries of a ``--config`` file as ``args_list`` (one Namespace each,
-  ``.config`` the file) and exports every entry's ``env:`` before the first entry runs.
-- ``Task.build_all_requests`` returns early on a ``--cache_requests`` hit, before it puts ``doc_to_visual``
-  back into the cached requests (its own FIXME): :func:`restore_cached_visuals` does that for our tasks.
-- The CLI is ``lmms-eval`` / ``python -m lmms_eval`` (``sys.argv[0]``), or our ``temporal-tasks`` wrapper.
-"""
+"""The call-stack reaches: what lmms-eval's own frames hold while our code runs inside them."""
 
 from __future__ import annotations
 
@@ -32,17 +8,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-__all__ = [
-    "FRAME_ARGS",
-    "EvaluationFrames",
-    "aggregating_task",
-    "aggregation_selection",
-    "config_entries_env",
-    "evaluation_frames",
-    "instance_frame_setting",
-    "is_lmms_eval_command_line",
-    "restore_cached_visuals",
-]
+from temporal_tasks.compat.cli import command_line_setting
 
 EVALUATOR_MODULE = "lmms_eval.evaluator"
 
@@ -274,3 +240,23 @@ def restore_cached_visuals() -> None:
     build_all_requests.__wrapped__ = original  # type: ignore[attr-defined]
     setattr(build_all_requests, _PATCHED, True)
     Task.build_all_requests = build_all_requests
+
+
+def building_task_config() -> Any:
+    """The config (``_config``) of the lmms-eval task whose ``download`` (and so ``process_docs``) is running.
+
+    None outside an lmms-eval task build (unit tests, ``rescore``).
+    """
+    for frame in _frames(sys._getframe(1)):
+        obj = frame.f_locals.get("self")
+        if frame.f_code.co_name == "download" and obj is not None and hasattr(obj, "_config"):
+            return obj._config
+    return None
+
+
+def run_baseline() -> str | None:
+    """The run's ``--baseline`` (``simple_evaluate``'s argument, else the lmms-eval command line), or None."""
+    found = evaluation_frames()
+    if found is not None:
+        return found.baseline
+    return command_line_setting(sys.argv, "baseline") if is_lmms_eval_command_line() else None
