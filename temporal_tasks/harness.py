@@ -357,17 +357,18 @@ def check_config_env() -> None:
 
 
 # Inside docs_only(): process_docs returns the docs themselves and starts no video builds (rescore, shortcuts).
-_DOCS_ONLY = contextvars.ContextVar("temporal_tasks_docs_only", default=False)
+# The value is the name of the task whose docs are wanted ("" when the caller does not say).
+_DOCS_ONLY: contextvars.ContextVar[str | None] = contextvars.ContextVar("temporal_tasks_docs_only", default=None)
 
 
 @contextlib.contextmanager
-def docs_only() -> Iterator[None]:
+def docs_only(task: str = "") -> Iterator[None]:
     """Inside this block a task's ``process_docs`` returns its docs as a list and starts no background builds.
 
     So shared code gets any task's docs from its config's ``process_docs`` alone, with no table of loaders:
     ``predict_only`` rescoring and the shortcut variants (which copy their main task's docs) use :func:`task_docs`.
     """
-    token = _DOCS_ONLY.set(True)
+    token = _DOCS_ONLY.set(task)
     try:
         yield
     finally:
@@ -376,13 +377,24 @@ def docs_only() -> Iterator[None]:
 
 def builds_allowed() -> bool:
     """False inside :func:`docs_only`: loaders must not start (or defer) video builds."""
-    return not _DOCS_ONLY.get()
+    return _DOCS_ONLY.get() is None
 
 
-def task_docs(process_docs: Callable[[Any], Any]) -> list[dict]:
+def task_docs(process_docs: Callable[[Any], Any], task: str = "") -> list[dict]:
     """The docs a task's ``process_docs`` function yields, without builds, provenance or run checks."""
-    with docs_only():
+    with docs_only(task):
         return list(process_docs(None))
+
+
+def building_task_name() -> str:
+    """The task whose ``process_docs`` runs now: :func:`task_docs`'s, else lmms-eval's task being built ("")."""
+    named = _DOCS_ONLY.get()
+    if named:
+        return named
+    from temporal_tasks.compat import building_task_config, task_config_name
+
+    config = building_task_config()
+    return task_config_name(config) if config is not None else ""
 
 
 def docs_dataset(load: Callable[[], list[dict]]):

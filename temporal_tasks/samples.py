@@ -86,7 +86,7 @@ def task_docs(task: str) -> list[dict]:
     from temporal_tasks.harness import task_docs as docs_of
     from temporal_tasks.registry import resolve_function, task_config
 
-    return docs_of(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"))
+    return docs_of(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"), task)
 
 
 def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | None) -> list[dict]:

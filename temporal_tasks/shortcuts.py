@@ -320,8 +320,35 @@ def start_background_builds(docs: list[dict], variant: str) -> int:
 
 def variant_dataset(main: str, variant: str):
     """What the ``process_docs`` of ``<main>_<variant>`` returns: the main task's docs, this rank's files built
-    ahead (:func:`load_variant_docs`). Each benchmark's ``shortcuts`` module calls it with its main task."""
+    ahead (:func:`load_variant_docs`)."""
     return docs_dataset(lambda: load_variant_docs(main, variant))
+
+
+def variant_main(variant: str) -> str:
+    """The main task of the ``<main>_<variant>`` task whose docs are being built (lmms-eval's, or ``task_docs``')."""
+    from temporal_tasks.benchmarks import of_task
+    from temporal_tasks.harness import building_task_name
+
+    task = building_task_name()
+    main = task.removesuffix(f"_{variant}")
+    spec = of_task(task)
+    if not task.endswith(f"_{variant}") or spec is None or spec.shortcut_main != main:
+        raise DataError(
+            f"process_docs_{variant} serves the {variant} variant of a benchmark's shortcut main task "
+            f"(<spec.shortcut_main>_{variant}), not {task or 'a task it cannot name'}: point that task's "
+            "process_docs at its own loader."
+        )
+    return main
+
+
+def process_docs_single_frame(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
+    """lmms-eval ``process_docs`` of every ``<main>_single_frame`` task: the main task's docs, files built ahead."""
+    return variant_dataset(variant_main("single_frame"), "single_frame")
+
+
+def process_docs_shuffled(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
+    """lmms-eval ``process_docs`` of every ``<main>_shuffled`` task: the main task's docs, files built ahead."""
+    return variant_dataset(variant_main("shuffled"), "shuffled")
 
 
 def prebuild(docs: Sequence[dict], variant: str, n: int | None = None, workers: int | None = None) -> list[Path]:

@@ -77,10 +77,8 @@ def test_variant_configs_reuse_the_main_task():
                 }
                 variant = name.rsplit(main + "_", 1)[1]
                 assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{variant}_visual"
-                if variant != "blind":  # the benchmark's own shortcuts module, main task from its spec
-                    assert (
-                        cfg["process_docs"][1] == f"temporal_tasks.benchmarks.{bench}.shortcuts.process_docs_{variant}"
-                    )
+                if variant != "blind":  # one process_docs per variant; the main task from the benchmark's spec
+                    assert cfg["process_docs"][1] == f"temporal_tasks.shortcuts.process_docs_{variant}"
                     assert get(bench).shortcut_main == main
         group = task_config(f"{bench}_shortcuts")
         assert group["task"] == [main, *VARIANTS[bench]]
@@ -447,7 +445,7 @@ def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, 
     monkeypatch.setattr(shortcuts, "_DEFERRED", {})
     for variant in ("single_frame", "shuffled"):
         process_docs = resolve_function(task_config(f"{main}_{variant}")["process_docs"])
-        docs = task_docs(process_docs)  # what rescoring a --predict_only run of the variant reads
+        docs = task_docs(process_docs, f"{main}_{variant}")  # what rescoring a --predict_only run of the variant reads
         assert [{k: v for k, v in d.items() if not k.startswith("shortcut_")} for d in docs] == _loaded_main_docs(main)
         assert {d["shortcut_task"] for d in docs} == {f"{main}_{variant}"}
     # nothing planned, deferred or built: neither the variants' files nor the main task's paired videos
@@ -503,3 +501,12 @@ def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_ev
     assert [p.name for p in (cache_root / "shortcuts" / "shuffled").iterdir()] == ["n6"]
     # results unchanged: the same answers score the same as the main task
     assert run.metrics("timeblind_iacc_shuffled") == pytest.approx(run.metrics("timeblind_iacc"), nan_ok=True)
+
+
+def test_variant_process_docs_refuses_a_task_that_is_not_a_shortcut_variant(offline_env):
+    from temporal_tasks.harness import docs_only
+    from temporal_tasks.shortcuts import process_docs_shuffled, process_docs_single_frame
+
+    for fn, task in ((process_docs_single_frame, "timeblind_iacc"), (process_docs_shuffled, "mytask_shuffled")):
+        with docs_only(task), pytest.raises(DataError, match="variant of a benchmark's shortcut main task"):
+            fn(None)
