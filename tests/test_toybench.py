@@ -4,7 +4,8 @@
 entry-point metadata (``toybench-0.1.dist-info``) and its YAML folder (``tasks/``). With that folder on
 ``PYTHONPATH`` (as ``pip install`` of such a package would do) every command sees the benchmark through
 the registry: ``temporal-tasks tasks``, ``check-data``, lmms-eval itself (no ``--include_path``), with
-its ``_blind`` and ``_single_frame`` variants (shared shortcut code only), ``summary``, ``report`` and ``rescore``. No module of ``temporal_tasks`` names it.
+its ``_blind`` and ``_single_frame`` variants (shared shortcut code only), ``summary``, ``report`` and
+``rescore``. No module of ``temporal_tasks`` names it.
 """
 
 from __future__ import annotations
@@ -83,9 +84,10 @@ def test_toy_benchmark_through_every_command(tmp_path):
     # lmms-eval sees the tasks without --include_path; exact values through the real CLI
     responses = tmp_path / "responses.jsonl"
     responses.write_text("".join(json.dumps({"question_id": q, "response": a}) + "\n" for q, a in ANSWERS.items()))
+    tasks = "toybench_pair,toybench_pair_blind,toybench_pair_single_frame"
     cmd = [sys.executable, "-m", "lmms_eval", "--model", "temporal_replay", "--model_args", f"responses={responses}",
-           "--tasks", "toybench_pair,toybench_pair_blind,toybench_pair_single_frame", "--batch_size", "1", "--output_path", str(out),
-           "--log_samples", "--verbosity", "DEBUG"]  # fmt: skip
+           "--tasks", tasks, "--batch_size", "1", "--output_path", str(out), "--log_samples",
+           "--verbosity", "DEBUG"]  # fmt: skip
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     results_file = next(out.rglob("*_results.json"))
