@@ -26,7 +26,10 @@ def _answers(module: str, monkeypatch, root: Path, **kw) -> dict[str, str]:
     import importlib
 
     monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(root))
-    docs = importlib.import_module(f"temporal_tasks.benchmarks.{module}.tasks").load_docs(**kw)
+    package = f"temporal_tasks.benchmarks.{module}"
+    tasks = importlib.import_module(f"{package}.tasks")
+    load_docs = getattr(tasks, "load_docs", None) or importlib.import_module(f"{package}.loader").load_docs
+    docs = load_docs(**kw)
     return {line["question_id"]: line["response"] for line in demo_responses(docs, seed=3)}
 
 

@@ -21,15 +21,11 @@ from hypothesis import strategies as st
 from temporal_tasks.cli import demo_responses, write_demo_responses
 from temporal_tasks.data import DataError, extract_zip
 from temporal_tasks.fixtures import demo_tasks, writers
-from temporal_tasks.parsing import PARSERS, compile_options
+from temporal_tasks.parsing import PARSERS, compile_options, load_benchmark_parsers
 from temporal_tasks.rescore import _resolve, task_config, task_metrics
 
-# Benchmark modules register their parsers on import: load them all so every parser is fuzzed.
-for _bench in ("timeblind", "vinoground", "temporalbench", "velociti"):
-    try:
-        __import__(f"temporal_tasks.benchmarks.{_bench}.tasks")
-    except ModuleNotFoundError:
-        pass
+# Benchmarks register their parsers on import of their parsers module: load them all so every parser is fuzzed.
+load_benchmark_parsers()
 
 
 def _generate_tasks() -> list[str]:

@@ -195,8 +195,10 @@ def _answers(bench: str) -> dict[str, str]:
     """Seeded random right, wrong, garbage and empty answers for every question of the benchmark's main task."""
     import importlib
 
-    module = importlib.import_module(f"temporal_tasks.benchmarks.{bench}.tasks")
-    docs = module.load_docs() if bench != "vinoground" else module.load_docs(variant="group")
+    package = f"temporal_tasks.benchmarks.{bench}"
+    module = importlib.import_module(f"{package}.tasks")
+    load_docs = getattr(module, "load_docs", None) or importlib.import_module(f"{package}.loader").load_docs
+    docs = load_docs() if bench != "vinoground" else load_docs(variant="group")
     rng = random.Random(14)
     out = {}
     for d in docs:
