@@ -149,7 +149,7 @@ def render_aggregations(spec: Benchmark) -> str:
             lines.append(f'{name} = _m.AGGREGATIONS["{name}"]')
         else:
             missing.append(name)
-    if callable(getattr(module, "GROUP_OUTCOMES", None)) or isinstance(getattr(module, "GROUP_OUTCOMES", None), dict):
+    if isinstance(getattr(module, "GROUP_OUTCOMES", None), dict):
         # `temporal-tasks compare` finds a metric's group outcomes beside its aggregation
         lines += ["", "GROUP_OUTCOMES = _m.GROUP_OUTCOMES"]
     if missing:
