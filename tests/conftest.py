@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks.fixtures import write_fixtures
+from tests.lmms_runner import BASE_ENV, ForkServer, forkable, run_subprocess, runner_mode
 
 
 @pytest.fixture(scope="session")
@@ -71,8 +71,24 @@ def write_responses(path: Path, answers: dict[str, str]) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def lmms_launch(tmp_path_factory):
+    """How ``python -m lmms_eval`` is started this session (``tests/lmms_runner.py``): ``launch(cmd, env, cwd,
+    timeout) -> Finished``. A launcher (several processes) always gets a fresh interpreter."""
+    server = ForkServer(tmp_path_factory.mktemp("forkserver") / "server.log") if runner_mode() == "fork" else None
+
+    def launch(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float):
+        if server is not None and forkable(cmd):
+            return server.run(cmd, env, cwd, timeout)
+        return run_subprocess(cmd, env, cwd, timeout)
+
+    yield launch
+    if server is not None:
+        server.close()
+
+
 @pytest.fixture
-def lmms_eval(fixture_root, cache_root, tmp_path):
+def lmms_eval(fixture_root, cache_root, tmp_path, lmms_launch):
     """Run ``python -m lmms_eval`` (``--verbosity DEBUG`` so failures exit non-zero) and read its outputs."""
     counter = {"n": 0}
 
@@ -106,11 +122,11 @@ def lmms_eval(fixture_root, cache_root, tmp_path):
         full_env = dict(os.environ)
         full_env.update(
             TEMPORAL_TASKS_DATA_DIR=str(data_dir or fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache_root),
-            HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+            **BASE_ENV,
         )  # fmt: skip
         full_env.pop("TEMPORAL_TASKS_PARSER", None)
         full_env.update(env or {})
-        proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=out)
+        proc = lmms_launch(cmd, full_env, out, timeout)
         run_ = Run(proc.returncode, proc.stdout + proc.stderr)
         found = sorted((out / "results").rglob("*_results.json"))
         if found:
