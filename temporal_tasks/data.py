@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from temporal_tasks.benchmarks import get
+from temporal_tasks.run_state import STATE
 
 ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
 ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
@@ -172,7 +173,6 @@ def _note(data: BenchmarkData) -> None:
 
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
-_fetched: dict[str, tuple[Path, set[str] | None]] = {}  # name -> (snapshot, patterns fetched; None = all)
 _fetch_lock = threading.Lock()
 
 
@@ -183,9 +183,9 @@ def _revision(root: Path) -> str | None:
 
 
 def _fetch(name: str, patterns: list[str] | None, revision: str | None) -> Path:
-    """Download (resumably, with a progress bar) what is not fetched yet in this process; return the snapshot."""
+    """Download (resumably, with a progress bar) what is not fetched yet in this evaluation; return the snapshot."""
     with _fetch_lock:
-        root, done = _fetched.get(name, (None, set()))
+        root, done = STATE.fetched.get(name, (None, set()))
         if root is not None and done is None:
             return root
         # A name or glob already covered by a fetched glob (e.g. short_video.zip by short_video*) is here.
@@ -193,7 +193,7 @@ def _fetch(name: str, patterns: list[str] | None, revision: str | None) -> Path:
         if root is not None and wanted == []:
             return root
         root = _download(name, wanted, revision or (_revision(root) if root is not None else None))
-        _fetched[name] = (root, None if wanted is None else {*(done or ()), *wanted})
+        STATE.fetched[name] = (root, None if wanted is None else {*(done or ()), *wanted})
         return root
 
 
@@ -349,17 +349,14 @@ def http_get(url: str, timeout: float) -> bytes:
         return resp.read()
 
 
-_failed_urls: set[str] = set()
-
-
 def fetch_json_once(url: str, dest: Path, timeout: float = 10.0) -> Path | None:
     """``dest`` if cached, else ``url`` downloaded into it (only if it parses as JSON); None if that fails.
 
-    A failed attempt is not repeated in the same process, so many loads never wait on it twice.
+    A failed attempt is not repeated in the same evaluation, so many loads never wait on it twice.
     """
     if dest.is_file():
         return dest
-    if url in _failed_urls:
+    if url in STATE.failed_urls:
         return None
     from temporal_tasks.log import logger
 
@@ -367,7 +364,7 @@ def fetch_json_once(url: str, dest: Path, timeout: float = 10.0) -> Path | None:
         body = http_get(url, timeout)
         json.loads(body)  # an error page or a captive portal must not be cached as the file
     except Exception as exc:  # network errors come in many classes; the caller degrades gracefully
-        _failed_urls.add(url)
+        STATE.failed_urls.add(url)
         logger.info(f"could not fetch {url} ({type(exc).__name__}: {exc})")
         return None
     dest.parent.mkdir(parents=True, exist_ok=True)

@@ -14,21 +14,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from temporal_tasks.data import DataError, stop
-from temporal_tasks.log import logger
+from temporal_tasks.log import first_time, logger, warn_once
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
+from temporal_tasks.run_state import STATE, lock
 from temporal_tasks.scoring import percent, question_rate, slug
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
 API_FAILURE_MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[LMMS_EVAL_BUDGET_EXCEEDED]")
 
-_api_failures = [0]
-
 
 def _api_failed(doc: dict, answer: str) -> None:
-    """Warn at the 1st, 10th, 100th, … failed API answer of this process (counts, without flooding the log)."""
-    _api_failures[0] += 1
-    n = _api_failures[0]
+    """Warn at the 1st, 10th, 100th, … failed API answer of this evaluation (counts, without flooding the log)."""
+    with lock():
+        STATE.api_failures += 1
+        n = STATE.api_failures
     if n == 1 or str(n).strip("0") == "1":
         logger.warning(
             f"{n} question(s) so far (e.g. {doc['question_id']}) got {answer.split(']')[0]}] from lmms-eval instead of "
@@ -77,8 +77,6 @@ class AllAnswers:
 class FirstOfRepeats:
     """lmms-eval filter of our log-likelihood tasks: their k identical requests score once (logged once)."""
 
-    _warned: set[int] = set()
-
     def __init__(self, **kwargs: Any) -> None:
         pass
 
@@ -86,9 +84,8 @@ class FirstOfRepeats:
         """``take_first``, with one log line when the requests were repeated."""
         resps = [list(r) for r in resps]
         k = max(map(len, resps), default=1)
-        if k > 1 and k not in FirstOfRepeats._warned:
-            FirstOfRepeats._warned.add(k)
-            logger.warning(
+        if k > 1:
+            warn_once(
                 f"--repeats {k}: a log-likelihood task has one deterministic score per question, so repeats do not "
                 "apply to it; each question is scored once (the repeated requests were identical)."
             )
@@ -201,7 +198,6 @@ def parse_disagreement(items: list) -> float:
 
 
 TRUNCATED_WARN_PERCENT = 5.0
-_truncation_warned: set[str] = set()
 
 
 def truncated_rate(items: list) -> float:
@@ -217,8 +213,7 @@ def truncated_rate(items: list) -> float:
     from temporal_tasks.compat import aggregating_task
 
     task, max_new_tokens = aggregating_task()
-    if value == value and value > TRUNCATED_WARN_PERCENT and task not in _truncation_warned:
-        _truncation_warned.add(task)
+    if value == value and value > TRUNCATED_WARN_PERCENT and first_time(f"truncated_rate:{task}"):
         now = f" (now {max_new_tokens})" if max_new_tokens else ""
         logger.warning(
             f"{task}: {value:.1f}% of the scored answers were cut off inside <think> before any final answer, so "

@@ -30,6 +30,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks.log import warn_once
+
 PROVENANCE_VERSION = 1
 
 # The fields that change what the model sees or what is scored: a difference in one of them makes two
@@ -183,19 +185,13 @@ def _benchmark_of(docs: list[Mapping]) -> str | None:
     return gid.split("/", 1)[0] if "/" in gid else None
 
 
-_baseline_warned = [False]
-
-
 def _warn_baseline() -> None:
     """lmms-eval's ``--baseline`` (a per-question paired t-test on a ``score`` field) skips our tasks: say so once."""
     from temporal_tasks.compat import run_baseline
 
     baseline = run_baseline()
-    if baseline and not _baseline_warned[0]:
-        _baseline_warned[0] = True
-        from temporal_tasks.log import logger
-
-        logger.warning(
+    if baseline:
+        warn_once(
             f"temporal-tasks: --baseline {baseline} does not apply to our tasks (lmms-eval's per-question paired "
             "t-test needs a 'score' field, and our metrics are all-or-nothing over groups of dependent questions). "
             "Compare two runs with `temporal-tasks compare BASE_DIR NEW_DIR` (paired bootstrap over groups)."

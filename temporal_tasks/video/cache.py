@@ -9,10 +9,10 @@ a lock file next to the target names the one builder; a lock left by a dead proc
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Callable, Hashable
@@ -72,26 +72,20 @@ def atomic_write(out_path: str | os.PathLike, write: Callable[[Path], object]) -
     return out_path
 
 
-_hash_memo: dict[tuple[str, int, int], str] = {}
-_hash_lock = threading.Lock()
-
-
 def content_hash(path: str | os.PathLike) -> str:
     """SHA-1 of a file's bytes, memoised per (path, size, mtime) in this process."""
     path = Path(path)
-    key = file_key(path)
-    with _hash_lock:
-        hit = _hash_memo.get(key)
-    if hit is not None:
-        return hit
+    return _hash_of(path, file_key(path))
+
+
+@functools.lru_cache(maxsize=65536)
+def _hash_of(path: Path, key: tuple) -> str:  # noqa: ARG001 - ``key`` (path, size, mtime) is the cache key
+    # A cache of a pure function of the file's bytes: a changed file has a new key, so this is not run state.
     h = hashlib.sha1()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
-    digest = h.hexdigest()
-    with _hash_lock:
-        _hash_memo[key] = digest
-    return digest
+    return h.hexdigest()
 
 
 def is_ready(path: Path) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from temporal_tasks.log import first_time, logger, warn_once
+
 __all__ = [
     "DEFAULT_NUM_FRAMES",
     "DEFAULT_SOURCE",
@@ -63,8 +65,6 @@ def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]
     ``"--model_args max_num_frames=8"`` or :data:`DEFAULT_SOURCE`. When the env var and the model differ,
     the env var wins and a warning names both values once.
     """
-    from temporal_tasks.log import warn_once
-
     env = num_frames_from_env(default=None)
     if env is not None:
         if model_setting is not None and model_setting[1] != env:
@@ -83,18 +83,12 @@ def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]
     return DEFAULT_NUM_FRAMES, DEFAULT_SOURCE
 
 
-_announced: set[str] = set()
-
-
 def announce(message: str) -> None:
-    """Print ``message`` to stderr once per process: lmms-eval sets its models' loggers to WARNING, so an
+    """Print ``message`` to stderr once per evaluation: lmms-eval sets its models' loggers to WARNING, so an
     INFO line is invisible in a plain script calling ``evaluate()``; the N in force must not be."""
-    from temporal_tasks.log import logger
-
     logger.debug(message)
-    if message in _announced:
+    if not first_time(f"announce:{message}"):
         return
-    _announced.add(message)
     print(f"temporal-tasks: {message}", file=sys.stderr, flush=True)
 
 
