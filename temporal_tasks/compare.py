@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 
 ITERATIONS = 2000
 SEED = 20261125
@@ -66,14 +66,13 @@ def _outcome_function(ref: object) -> tuple[Callable | None, bool]:
 
 def comparable_metrics(task: str, categories: bool = False) -> list[tuple[str, Callable, Callable]]:
     """``(metric key, aggregation, outcomes function)`` for the metrics of ``task`` that ``compare`` tests."""
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.registry import resolve_function, task_config
 
     out = []
     for m in task_config(task)["metric_list"]:
         fn, is_category = _outcome_function(m["aggregation"])
         if fn is not None and (categories or not is_category):
-            out.append((m["metric"], _resolve(m["aggregation"]), fn))
+            out.append((m["metric"], resolve_function(m["aggregation"]), fn))
     return out
 
 

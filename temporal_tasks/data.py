@@ -21,26 +21,48 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import threading
-import uuid
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import NoReturn
+from typing import Any
 
 from temporal_tasks.benchmarks import get
+from temporal_tasks.errors import DataError
+from temporal_tasks.files import atomic_write, cache_dir
 from temporal_tasks.run_state import STATE
 
 ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
-ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
 
 
 def hf_repo(name: str) -> str:
     """The Hugging Face dataset repo of benchmark ``name`` (its spec's ``hf_repo``); unknown names list the known."""
     return get(name).hf_repo
+
+
+# The source log: which BenchmarkData the docs being loaded came from (the provenance record names it).
+_SOURCES: contextvars.ContextVar[list | None] = contextvars.ContextVar("temporal_tasks_sources", default=None)
+
+
+def note_source(data: Any) -> None:
+    """Called by :func:`benchmark_data`: remember where the docs being loaded come from (for provenance)."""
+    seen = _SOURCES.get()
+    if seen is not None:
+        seen.append(data)
+
+
+class collect_sources:  # noqa: N801 - used as a context manager, reads like a function
+    """``with collect_sources() as found:`` -> the :class:`~temporal_tasks.data.BenchmarkData` used inside."""
+
+    def __enter__(self) -> list:
+        self.found: list = []
+        self._token = _SOURCES.set(self.found)
+        return self.found
+
+    def __exit__(self, *exc: object) -> None:
+        _SOURCES.reset(self._token)
 
 
 # Language-only loading (lm-eval's text controls): no video archive is downloaded, extracted or checked.
@@ -73,23 +95,6 @@ def media_needed() -> bool:
 
 def _without_media(patterns: Iterable[str]) -> list[str]:
     return [p for p in patterns if not any(fnmatch(p, m) for m in MEDIA_PATTERNS)]
-
-
-class DataError(RuntimeError):
-    """A problem with the benchmark files; the message names the file and the fix."""
-
-
-def stop(exc: DataError) -> NoReturn:
-    """End the process with ``exc``'s message and exit status 1.
-
-    lmms-eval catches ordinary exceptions while it builds tasks and models, retries them, and
-    then exits 0 unless ``--verbosity DEBUG``. A ``SystemExit`` passes through, so a broken input
-    never looks like a successful run.
-    """
-    from temporal_tasks.log import logger
-
-    logger.error(f"temporal-tasks: {exc}")
-    raise SystemExit(f"temporal-tasks: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -131,14 +136,6 @@ class BenchmarkData:
         return f"{self.name}: missing {path} ({where}). Fix: {fix}."
 
 
-def cache_dir() -> Path:
-    """Our cache root (extracted archives, built videos)."""
-    env = os.environ.get(ENV_CACHE_DIR)
-    base = Path(env).expanduser() if env else Path("~/.cache/temporal_tasks").expanduser()
-    base.mkdir(parents=True, exist_ok=True)
-    return base
-
-
 def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkData:
     """Locate a benchmark: the offline copy if ``TEMPORAL_TASKS_DATA_DIR`` is set, else the HF snapshot.
 
@@ -167,8 +164,6 @@ def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkDa
 
 
 def _note(data: BenchmarkData) -> None:
-    from temporal_tasks.provenance import note_source
-
     note_source(data)  # the provenance record names the data source of the docs being loaded
 
 
@@ -367,10 +362,7 @@ def fetch_json_once(url: str, dest: Path, timeout: float = 10.0) -> Path | None:
         STATE.failed_urls.add(url)
         logger.info(f"could not fetch {url} ({type(exc).__name__}: {exc})")
         return None
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".tmp-{dest.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    tmp.write_bytes(body)
-    os.replace(tmp, dest)
+    atomic_write(dest, lambda tmp: tmp.write_bytes(body))
     logger.info(f"fetched {url} into {dest}")
     return dest
 
@@ -389,25 +381,21 @@ def extract_zip(archive: Path, bench: str) -> Path:
     target = cache_dir() / "extracted" / bench / f"{archive.name.removesuffix('.zip')}-{_archive_key(archive)}"
     if target.is_dir():
         return target
-    tmp = target.parent / f".tmp-{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir(parents=True)
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            bad = zf.testzip()
-            if bad is not None:
-                raise zipfile.BadZipFile(f"bad CRC for member {bad}")
-            zf.extractall(tmp)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise DataError(f"{bench}: cannot extract {archive} ({exc}). Fix: delete it and download it again.") from None
-    try:
-        os.rename(tmp, target)
-    except OSError:
-        # Another process finished first: its copy is complete (renames are atomic), use it.
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not target.is_dir():
-            raise
-    return target
+
+    def extract(tmp: Path) -> None:
+        tmp.mkdir(parents=True)
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                bad = zf.testzip()
+                if bad is not None:
+                    raise zipfile.BadZipFile(f"bad CRC for member {bad}")
+                zf.extractall(tmp)
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise DataError(
+                f"{bench}: cannot extract {archive} ({exc}). Fix: delete it and download it again."
+            ) from None
+
+    return atomic_write(target, extract)  # another process may finish first: its complete copy is used
 
 
 def content_dirs(data: BenchmarkData, archives: Sequence[str]) -> list[Path]:

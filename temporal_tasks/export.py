@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.benchmarks import Benchmark, registered
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.rescore import find_sample_files
 
 __all__ = ["exporters", "export", "official_response", "payloads_with_docs", "question_payloads", "write_jsonl"]

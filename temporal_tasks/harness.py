@@ -13,7 +13,8 @@ import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from temporal_tasks.data import DataError, stop
+from temporal_tasks.data import collect_sources
+from temporal_tasks.errors import DataError, exit_run
 from temporal_tasks.log import first_time, logger, warn_once
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
 from temporal_tasks.run_state import STATE, lock
@@ -316,7 +317,7 @@ def check_zero_shot() -> None:
 
     shots = run_context().num_fewshot
     if shots is not None and shots > 0:
-        stop(
+        exit_run(
             DataError(
                 f"--num_fewshot {shots}: these temporal-reasoning tasks are zero-shot (each benchmark scores the "
                 "model on its own question, as the papers do, and has no few-shot split). Drop --num_fewshot or "
@@ -341,7 +342,7 @@ def check_config_env() -> None:
     if differ:
         values = "; ".join(f"{k}: " + ", ".join(f"entry {i + 1}={e.get(k, '(unset)')}" for i, e in enumerate(entries))
                            for k in differ)  # fmt: skip
-        stop(
+        exit_run(
             DataError(
                 f"--config: the entries set {', '.join(differ)} differently ({values}), but lmms-eval exports every "
                 "entry's env before the first run, so all entries would run with the last value. Put per-entry "
@@ -403,7 +404,7 @@ def docs_dataset(load: Callable[[], list[dict]]):
         return load()
     import datasets
 
-    from temporal_tasks.provenance import attach, collect_sources
+    from temporal_tasks.provenance import attach
 
     check_zero_shot()
     check_config_env()
@@ -415,5 +416,5 @@ def docs_dataset(load: Callable[[], list[dict]]):
         # key (--use_cache) both include it, so changed videos, N or seed never reuse a cached answer.
         attach(docs, sources)
     except DataError as exc:
-        stop(exc)
+        exit_run(exc)
     return datasets.Dataset.from_list(docs)

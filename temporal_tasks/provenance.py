@@ -22,7 +22,6 @@ the model sees, ``"model"`` when the model samples the original videos itself), 
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
 import os
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.log import warn_once
+from temporal_tasks.shortcut_variants import SEED_VERSION, VARIANTS
 
 PROVENANCE_VERSION = 1
 
@@ -43,27 +43,6 @@ COMPARABLE_FIELDS = ("frames.n", "paired_layout", "reading", "data.annotations_s
 _QUESTION_FIELDS = (
     "question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "options", "categories",
 )  # fmt: skip
-
-_SOURCES: contextvars.ContextVar[list | None] = contextvars.ContextVar("temporal_tasks_sources", default=None)
-
-
-def note_source(data: Any) -> None:
-    """Called by :func:`temporal_tasks.data.benchmark_data`: remember where the docs being loaded come from."""
-    seen = _SOURCES.get()
-    if seen is not None:
-        seen.append(data)
-
-
-class collect_sources:  # noqa: N801 - used as a context manager, reads like a function
-    """``with collect_sources() as found:`` -> the :class:`~temporal_tasks.data.BenchmarkData` used inside."""
-
-    def __enter__(self) -> list:
-        self.found: list = []
-        self._token = _SOURCES.set(self.found)
-        return self.found
-
-    def __exit__(self, *exc: object) -> None:
-        _SOURCES.reset(self._token)
 
 
 def _sha256(parts: Iterable[str]) -> str:
@@ -147,8 +126,6 @@ def frames_record(docs: list[Mapping]) -> tuple[dict, dict | None]:
 
 def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
     """The seeded shortcut variant of the task (its seed version), or None."""
-    from temporal_tasks.shortcuts import SEED_VERSION, VARIANTS
-
     for variant in VARIANTS:
         if task.endswith(f"_{variant}"):
             return {"variant": variant, "seed_version": SEED_VERSION if variant != "blind" else None}

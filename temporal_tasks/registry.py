@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from temporal_tasks import tasks_dir
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 
 _NAME_LINE = re.compile(r"^(task|group):\s*([A-Za-z0-9_\-]+)\s*$")
 

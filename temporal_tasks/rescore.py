@@ -17,23 +17,17 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.runs import Run, choose_run, find_runs
-from temporal_tasks.runs import read_samples as _read_samples
-
-
-def _resolve(ref: object) -> Callable:
-    if not (isinstance(ref, tuple) and ref[0] == "!function"):
-        raise DataError(f"aggregation {ref!r} is not a !function reference; cannot rescore it.")
-    return resolve_function(ref)
 
 
 def task_metrics(task: str) -> list[tuple[str, Callable, bool]]:
     """``(metric key, aggregation function, higher_is_better)`` for each metric of our task."""
     cfg = task_config(task)
     return [
-        (m["metric"], _resolve(m["aggregation"]), bool(m.get("higher_is_better", True))) for m in cfg["metric_list"]
+        (m["metric"], resolve_function(m["aggregation"]), bool(m.get("higher_is_better", True)))
+        for m in cfg["metric_list"]
     ]
 
 
@@ -65,12 +59,6 @@ def select_samples(paths: Iterable[str | Path], run: str | None = None) -> tuple
 def find_sample_files(paths: Iterable[str | Path], run: str | None = None) -> dict[str, Path]:
     """Map task -> samples file of one run among files or folders (see :func:`select_samples`)."""
     return select_samples(paths, run)[0]
-
-
-def read_samples(path: Path) -> list[dict]:
-    """The sample lines of one file (:func:`temporal_tasks.runs.read_samples`: a broken line, or answers from
-    two runs in one file, stop with the file named)."""
-    return _read_samples(path)
 
 
 def line_answers(line: dict) -> list[str] | None:

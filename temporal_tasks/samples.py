@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.harness import SAME_AS
+from temporal_tasks.runs import read_samples
 
 
 def answer_of(line: dict) -> str:
@@ -96,8 +97,7 @@ def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | 
     samples) and each line's ``target`` and prompt must match; otherwise a ``DataError`` says what differs.
     """
     from temporal_tasks.provenance import data_record
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.registry import resolve_function, task_config
 
     docs = task_docs(task)
     if provenance is not None:
@@ -109,7 +109,7 @@ def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | 
                     f"{then[field][:12]} in the run's provenance). Point TEMPORAL_TASKS_DATA_DIR (or the Hub "
                     f"snapshot) at the data the run used, then rescore again."
                 )
-    process_results = _resolve(task_config(task)["process_results"])
+    process_results = resolve_function(task_config(task)["process_results"])
     out = []
     bad: list[str] = []
     for lineno, line in enumerate(lines, 1):
@@ -145,8 +145,6 @@ def scorable_lines(task: str, file: Path) -> tuple[list[dict], dict | None, bool
     A ``--predict_only`` file is rebuilt from the task's data (:func:`rebuild_lines`); a file with no payload
     to score raises a ``DataError`` saying why and what to do.
     """
-    from temporal_tasks.rescore import read_samples
-
     lines = read_samples(file)
     record = run_provenance(file, task)
     predict_only = is_predict_only(lines)

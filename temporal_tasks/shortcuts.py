@@ -35,18 +35,16 @@ from pathlib import Path
 
 import numpy as np
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.harness import builds_allowed, docs_dataset, task_docs
 from temporal_tasks.run_state import STATE
+from temporal_tasks.shortcut_variants import SEED_VERSION
 from temporal_tasks.video.builds import BackgroundBuilds, build_workers
 from temporal_tasks.video.cache import FileBuild, atomic_write, cache_folder, cached_file, content_hash
 from temporal_tasks.video.encode import BUILDER_VERSION, codec, frame_rate, save_video
 from temporal_tasks.video.frame_count import frames_known_now, num_frames_in_force, request_num_frames
 from temporal_tasks.video.frames import common_size, letterbox, sample_clip
 from temporal_tasks.video.paired import paired_layout
-
-SEED_VERSION = "1"  # part of every seed and cache key: bump when the frame choice or the layout changes
-VARIANTS = ("blind", "single_frame", "shuffled")
 
 
 def num_frames(label: str = "shortcuts", log: bool = False) -> int:

@@ -309,9 +309,9 @@ def check_scored_selected(label: str = "") -> None:
         return
     task, selected, answered = found
     if answered and answered < selected:
-        from temporal_tasks.data import DataError, stop
+        from temporal_tasks.errors import DataError, exit_run
 
-        stop(
+        exit_run(
             DataError(
                 f"{task or label}: the run selected {selected} questions (the data after --limit/--offset, all "
                 f"ranks) but only {answered} were answered. The likely cause is a stale lmms-eval request cache: "

@@ -630,8 +630,8 @@ def test_python_api_builds_the_models_n_and_prints_it(mode, fixture_root, tmp_pa
 
 def _expected(env: dict[str, str], monkeypatch, *, start: int = 0, stop: int | None = None) -> dict[str, float]:
     """timeblind_iacc's metrics over docs[start:stop] answered from TRICKY, in the parser mode of ``env``."""
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve, task_metrics
+    from temporal_tasks.registry import resolve_function, task_config
+    from temporal_tasks.rescore import task_metrics
     from tests.test_timeblind import TRICKY
 
     for key in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_PARSER"):
@@ -640,8 +640,8 @@ def _expected(env: dict[str, str], monkeypatch, *, start: int = 0, stop: int | N
         else:
             monkeypatch.delenv(key, raising=False)
     cfg = task_config("timeblind_iacc")
-    docs = list(_resolve(cfg["process_docs"])(None))[start:stop]
-    per_doc = [_resolve(cfg["process_results"])(d, [TRICKY[d["question_id"]]]) for d in docs]
+    docs = list(resolve_function(cfg["process_docs"])(None))[start:stop]
+    per_doc = [resolve_function(cfg["process_results"])(d, [TRICKY[d["question_id"]]]) for d in docs]
     out = {}
     for key, fn, _hib in task_metrics("timeblind_iacc"):
         items = [r[key] for r in per_doc if key in r]

@@ -251,9 +251,9 @@ class BackgroundBuilds:
 
     def _check_failure(self) -> None:
         if self._failure is not None:
-            from temporal_tasks.data import DataError, stop
+            from temporal_tasks.errors import DataError, exit_run
 
-            stop(DataError(self._failure))
+            exit_run(DataError(self._failure))
 
     def get(
         self,
@@ -285,9 +285,9 @@ class BackgroundBuilds:
                 self._served(key, time.perf_counter() - start if waited else None)
                 return job.path, waited
             if state == "failed":
-                from temporal_tasks.data import DataError, stop
+                from temporal_tasks.errors import DataError, exit_run
 
-                stop(DataError(job.error or f"{self.label}: {job.spec.what} failed to build"))
+                exit_run(DataError(job.error or f"{self.label}: {job.spec.what} failed to build"))
             waited = True
             if state in ("pending", "busy"):
                 self._run(job, wait=True)

@@ -14,10 +14,11 @@ import hashlib
 import os
 import socket
 import time
-import uuid
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
+
+from temporal_tasks.files import atomic_write, cache_dir
 
 __all__ = [
     "HOST",
@@ -39,37 +40,14 @@ _LOCK_STALE_SECONDS = 600.0  # a lock whose owner cannot be checked (another hos
 
 
 def cache_folder(root: str | os.PathLike | None = None) -> Path:
-    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.data.cache_dir`)."""
-    if root is not None:
-        return Path(root)
-    from temporal_tasks.data import cache_dir
-
-    return cache_dir()
+    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.files.cache_dir`)."""
+    return Path(root) if root is not None else cache_dir()
 
 
 def file_key(path: Path) -> tuple[str, int, int]:
     """``(resolved path, size, mtime)``: a file's identity for in-process memos (a changed file is a new key)."""
     st = path.stat()
     return (str(path.resolve()), st.st_size, st.st_mtime_ns)
-
-
-def atomic_write(out_path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
-    """Write ``out_path`` atomically: ``write(tmp)`` fills a temporary file beside it, which is then renamed.
-
-    Concurrent readers see no file or the whole file; a failed ``write`` leaves neither a torn target nor
-    the temporary file. The temporary name starts with a dot and keeps the suffix (``.x.123.ab12cd34.tmp.mp4``).
-    Returns ``out_path``.
-    """
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_name(f".{out_path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp{out_path.suffix}")
-    try:
-        write(tmp)
-        os.replace(tmp, out_path)  # atomic: concurrent readers see no file or the whole file
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return out_path
 
 
 def content_hash(path: str | os.PathLike) -> str:

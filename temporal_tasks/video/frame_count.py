@@ -107,7 +107,7 @@ def num_frames_in_force(label: str, log: bool = False, what: str = "paired video
     ``log=True`` announces the N in force and where it comes from, once per process, on stderr, as
     ``"<label>: <what> have N=... frames (<source>)"``.
     """
-    from temporal_tasks.data import DataError
+    from temporal_tasks.errors import DataError
 
     try:
         n, source = num_frames_setting()

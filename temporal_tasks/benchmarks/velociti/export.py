@@ -6,9 +6,9 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.export import payloads_with_docs
-from temporal_tasks.rescore import read_samples
+from temporal_tasks.runs import read_samples
 
 from . import NAME
 
