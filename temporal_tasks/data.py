@@ -32,6 +32,7 @@ from typing import Any
 from temporal_tasks.benchmarks import get
 from temporal_tasks.errors import DataError
 from temporal_tasks.files import atomic_write, cache_dir
+from temporal_tasks.log import logger
 from temporal_tasks.run_state import STATE
 
 ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
@@ -205,7 +206,6 @@ def _download(name: str, patterns: list[str] | None = None, revision: str | None
     except ImportError as exc:  # pragma: no cover - huggingface_hub is a dependency
         raise DataError(f"{name}: huggingface_hub is not installed; `pip install huggingface_hub`.") from exc
     what = "every file" if patterns is None else ", ".join(patterns)
-    from temporal_tasks.log import logger
 
     logger.info(f"{name}: fetching {what} of the Hugging Face dataset {repo} (resumable)")
     try:
@@ -353,7 +353,6 @@ def fetch_json_once(url: str, dest: Path, timeout: float = 10.0) -> Path | None:
         return dest
     if url in STATE.failed_urls:
         return None
-    from temporal_tasks.log import logger
 
     try:
         body = http_get(url, timeout)

@@ -37,6 +37,7 @@ from lmms_eval.api.model import lmms
 from temporal_tasks.compat import generate_args, loglikelihood_args
 from temporal_tasks.errors import DataError, exit_run
 from temporal_tasks.log import logger, warn_once
+from temporal_tasks.video import read_frames_with_metadata
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 SCORES = ("processed", "raw")
@@ -161,8 +162,6 @@ class FirstTokenProb(lmms):
         return list(visuals)
 
     def _frames(self, path: str):
-        from temporal_tasks.video import read_frames_with_metadata
-
         try:
             return read_frames_with_metadata(path, num_frames=self.max_frames, fps=self.fps)
         except Exception as exc:  # an unreadable video must not become a blind answer

@@ -13,12 +13,15 @@ import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from temporal_tasks.compat import aggregating_task, building_task_config, config_entries_env, task_config_name
 from temporal_tasks.data import collect_sources
 from temporal_tasks.errors import DataError, exit_run
 from temporal_tasks.log import first_time, logger, warn_once
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
+from temporal_tasks.provenance import attach
+from temporal_tasks.run_context import run_context
 from temporal_tasks.run_state import STATE, lock
-from temporal_tasks.scoring import percent, question_rate, slug
+from temporal_tasks.scoring import STABILITY, percent, question_rate, slug
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -187,7 +190,6 @@ def with_repeat_keys(keys: Iterable[str], payload: dict) -> list[str]:
     keys = list(keys)
     if not payload.get("repeats"):
         return keys
-    from temporal_tasks.scoring import STABILITY
 
     return keys + [f"{key}_{suffix}" for key in keys if is_group_metric(key) for suffix in STABILITY]
 
@@ -211,7 +213,6 @@ def truncated_rate(items: list) -> float:
         value = percent(sum(unique.values()), len(unique))
     else:
         value = question_rate(items, "truncated", "truncated_rate")
-    from temporal_tasks.compat import aggregating_task
 
     task, max_new_tokens = aggregating_task()
     if value == value and value > TRUNCATED_WARN_PERCENT and first_time(f"truncated_rate:{task}"):
@@ -313,8 +314,6 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
 
 def check_zero_shot() -> None:
     """Stop with a clear error when the run asks for few-shot examples (``--num_fewshot`` above 0)."""
-    from temporal_tasks.run_context import run_context
-
     shots = run_context().num_fewshot
     if shots is not None and shots > 0:
         exit_run(
@@ -332,8 +331,6 @@ def check_config_env() -> None:
     lmms-eval exports every entry's ``env:`` before the first entry runs, so each entry would run with the
     last value (e.g. an entry asking for ``TEMPORAL_TASKS_PARSER: official`` scored ``robust``).
     """
-    from temporal_tasks.compat import config_entries_env
-
     entries = config_entries_env()
     if not entries:
         return
@@ -387,7 +384,6 @@ def building_task_name() -> str:
     named = _DOCS_ONLY.get()
     if named:
         return named
-    from temporal_tasks.compat import building_task_config, task_config_name
 
     config = building_task_config()
     return task_config_name(config) if config is not None else ""
@@ -403,8 +399,6 @@ def docs_dataset(load: Callable[[], list[dict]]):
     if not builds_allowed():  # docs_only(): the docs alone (DataError propagates to the caller)
         return load()
     import datasets
-
-    from temporal_tasks.provenance import attach
 
     check_zero_shot()
     check_config_env()

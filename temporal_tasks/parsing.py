@@ -54,6 +54,7 @@ from temporal_tasks.answer_text import (  # noqa: F401 - re-exported: the rules 
     truncated_thinking,
     words,
 )
+from temporal_tasks.benchmarks import registered
 from temporal_tasks.log import info_once, logger
 from temporal_tasks.official_rules import official_first_char  # noqa: F401 - re-exported: an official rule
 from temporal_tasks.run_state import STATE, lock
@@ -435,8 +436,6 @@ def get_parser(name: str) -> Parser:
 
 def load_benchmark_parsers() -> None:
     """Import every registered benchmark's ``parsers`` module (each registers its parsers on import)."""
-    from temporal_tasks.benchmarks import registered
-
     for spec in registered().values():
         if spec.parsers:
             spec.resolve(spec.parsers)

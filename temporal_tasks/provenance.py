@@ -29,8 +29,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks import __version__
+from temporal_tasks.benchmarks import registered
+from temporal_tasks.compat import add_task_metadata, building_task_config, run_baseline, task_config_name
 from temporal_tasks.log import warn_once
+from temporal_tasks.parsing import parser_mode
+from temporal_tasks.run_context import model_frame_setting, run_context
 from temporal_tasks.shortcut_variants import SEED_VERSION, VARIANTS
+from temporal_tasks.video import paired_layout, resolve_num_frames
 
 PROVENANCE_VERSION = 1
 
@@ -79,8 +85,6 @@ def videos_fingerprint(paths: Iterable[str]) -> str:
 
 def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
     """The ``data`` part: where the files are (Hub commit or local folder) and the content fingerprints."""
-    from temporal_tasks.benchmarks import registered
-
     out: dict[str, Any] = {}
     src = (sources or [None])[-1]
     if src is not None and not src.offline:
@@ -102,9 +106,6 @@ def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
 
 def frames_record(docs: list[Mapping]) -> tuple[dict, dict | None]:
     """``(frames, paired_layout)``: N, where it comes from, and what it applies to."""
-    from temporal_tasks.run_context import model_frame_setting
-    from temporal_tasks.video import paired_layout, resolve_num_frames
-
     setting = model_frame_setting()
     built = any(d.get("paired") for d in docs) or any(d.get("shortcut_frames") for d in docs)
     if built:
@@ -136,10 +137,6 @@ def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
 
 def build_record(task: str, docs: list[Mapping], sources: list | None = None) -> dict:
     """The provenance record of ``task`` run on ``docs`` (see the module docstring for the shape)."""
-    from temporal_tasks import __version__
-    from temporal_tasks.parsing import parser_mode
-    from temporal_tasks.run_context import run_context
-
     frames, layout = frames_record(docs)
     ctx = run_context()
     src = (sources or [None])[-1]
@@ -164,8 +161,6 @@ def _benchmark_of(docs: list[Mapping]) -> str | None:
 
 def _warn_baseline() -> None:
     """lmms-eval's ``--baseline`` (a per-question paired t-test on a ``score`` field) skips our tasks: say so once."""
-    from temporal_tasks.compat import run_baseline
-
     baseline = run_baseline()
     if baseline:
         warn_once(
@@ -180,8 +175,6 @@ def attach(docs: list[Mapping], sources: list | None = None) -> dict | None:
 
     Outside an lmms-eval run (no task being built) nothing is stored and None is returned.
     """
-    from temporal_tasks.compat import add_task_metadata, building_task_config, task_config_name
-
     config = building_task_config()
     _warn_baseline()
     if config is None:

@@ -18,8 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from temporal_tasks.errors import DataError
+from temporal_tasks.harness import reading
 from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.runs import Run, choose_run, find_runs
+from temporal_tasks.samples import fed_keys, line_payload, line_payloads, scorable_lines
 
 
 def task_metrics(task: str) -> list[tuple[str, Callable, bool]]:
@@ -84,7 +86,6 @@ def reparse(payload: dict, mode: str | None, answers: list[str] | None = None) -
     """
     if "parser" not in payload or "answer" not in payload:
         return dict(payload)  # e.g. log-likelihood payloads: nothing to parse
-    from temporal_tasks.harness import reading
 
     use = mode or payload.get("parser_mode") or "robust"
     keys = payload.get("option_keys")
@@ -135,8 +136,6 @@ def task_items(task: str, lines: list[dict], mode: str | None = None) -> tuple[d
     One payload object per question across keys, as in the live run (lean or full lines, see
     :mod:`temporal_tasks.samples`).
     """
-    from temporal_tasks.samples import fed_keys, line_payload
-
     items: dict[str, list] = {key: [] for key, _fn, _hib in task_metrics(task)}
     payloads = []
     for line in lines:
@@ -181,8 +180,6 @@ def rescore(paths: Iterable[str | Path], mode: str | None = None, run: str | Non
     ``--predict_only`` run are scored from the task's data (checked against the run's provenance); a file
     that cannot be scored raises ``DataError``.
     """
-    from temporal_tasks.samples import line_payloads, scorable_lines
-
     files, chosen, note = select_samples(paths, run)
     results, hib, nsamples, configs = {}, {}, {}, {}
     for task, file in sorted(files.items()):

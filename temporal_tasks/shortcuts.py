@@ -35,8 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
+from temporal_tasks.benchmarks import of_task
 from temporal_tasks.errors import DataError
-from temporal_tasks.harness import builds_allowed, docs_dataset, task_docs
+from temporal_tasks.harness import building_task_name, builds_allowed, docs_dataset, task_docs
+from temporal_tasks.log import logger
+from temporal_tasks.registry import resolve_function, task_config
+from temporal_tasks.run_context import rank_share
 from temporal_tasks.run_state import STATE
 from temporal_tasks.shortcut_variants import SEED_VERSION
 from temporal_tasks.video.builds import BackgroundBuilds, build_workers
@@ -266,8 +270,6 @@ def main_docs(main: str) -> list[dict]:
     Read through :func:`temporal_tasks.harness.task_docs` (inside ``docs_only()``, where a loader starts no
     video builds: the variants never show the main task's own built videos).
     """
-    from temporal_tasks.registry import resolve_function, task_config
-
     ref = task_config(main).get("process_docs")
     return task_docs(resolve_function(ref, f"process_docs of {main}"))
 
@@ -299,9 +301,6 @@ def start_background_builds(docs: list[dict], variant: str) -> int:
     ``docs`` come from :func:`load_variant_docs`; the share follows lmms-eval's sharding (see
     :func:`temporal_tasks.run_context.rank_share`). Returns the number of distinct files planned.
     """
-    from temporal_tasks.log import logger
-    from temporal_tasks.run_context import rank_share
-
     share = rank_share(docs)
     if not share:
         return 0
@@ -330,9 +329,6 @@ def variant_dataset(main: str, variant: str):
 
 def variant_main(variant: str) -> str:
     """The main task of the ``<main>_<variant>`` task whose docs are being built (lmms-eval's, or ``task_docs``')."""
-    from temporal_tasks.benchmarks import of_task
-    from temporal_tasks.harness import building_task_name
-
     task = building_task_name()
     main = task.removesuffix(f"_{variant}")
     spec = of_task(task)

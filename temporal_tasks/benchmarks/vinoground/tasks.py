@@ -37,10 +37,12 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import answers, builds_allowed, docs_dataset, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
+from temporal_tasks.run_context import rank_share
 from temporal_tasks.run_state import STATE
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
 from temporal_tasks.video import (
     BackgroundBuilds,
+    build_paired_videos,
     build_workers,
     frames_known_now,
     num_frames_in_force,
@@ -350,8 +352,6 @@ def start_background_builds(docs: list[dict], num_frames: int | None = None) -> 
     run, see :mod:`temporal_tasks.run_context`); none with ``--limit 0``. ``num_frames`` overrides the
     docs' N. Returns the number of distinct paired videos planned.
     """
-    from temporal_tasks.run_context import rank_share
-
     share = rank_share(docs)
     _progress().expect(sum(d["paired"] for d in share))
     n = next((int(num_frames or d["num_frames"]) for d in share if d["paired"]), 0)
@@ -485,8 +485,6 @@ def invalid_rate(items: list) -> float:
 
 def prebuild(num_frames: int | None = None) -> list[Path]:
     """Build every paired video of ``vinoground_group`` into the cache now (progress bar); returns their paths."""
-    from temporal_tasks.video import build_paired_videos
-
     n = num_frames or _num_frames()
     docs = [d for d in load_docs(variant="group") if d["paired"]]
     paths = build_paired_videos([tuple(d["videos"]) for d in docs], n, desc="vinoground: paired videos")
