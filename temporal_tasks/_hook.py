@@ -1,6 +1,7 @@
 """Make lmms-eval see our tasks without any flag.
 
-lmms-eval 0.7.3 has no task entry point. Two hooks cover every way it builds a TaskManager:
+lmms-eval 0.7.3 has no task entry point. Two hooks cover every way it builds a TaskManager (and, for
+``lmms_eval.evaluator``, every evaluation start, where the package's run state is reset):
 
 * ``install()`` runs from ``temporal_tasks_hook.pth`` at interpreter start-up. It only puts a
   tiny finder on ``sys.meta_path``; nothing is imported until ``lmms_eval.tasks`` itself is
@@ -19,6 +20,7 @@ import os
 import sys
 
 _TARGET = "lmms_eval.tasks"
+_EVALUATOR = "lmms_eval.evaluator"
 
 
 def _our_dirs() -> list[str]:
@@ -44,16 +46,30 @@ def _patch(module) -> None:
     patch_task_manager(module, _our_dirs)  # our folders go last: a built-in task can never be shadowed
 
 
+def _patch_evaluator(module) -> None:
+    from temporal_tasks.compat import wrap_evaluation_entry_points
+    from temporal_tasks.run_state import reset
+
+    wrap_evaluation_entry_points(module, reset)  # each evaluation starts from a fresh run state
+
+
+_PATCHES = {_TARGET: _patch, _EVALUATOR: _patch_evaluator}
+
+
 def register() -> None:
-    """Patch ``lmms_eval.tasks.TaskManager`` now (imports lmms-eval's task module)."""
+    """Patch ``lmms_eval.tasks.TaskManager`` now (imports lmms-eval's task module), and the evaluator if loaded."""
     import lmms_eval.tasks as tasks_module
 
     _patch(tasks_module)
+    evaluator = sys.modules.get(_EVALUATOR)
+    if evaluator is not None and hasattr(evaluator, "simple_evaluate"):  # not while it is still being imported
+        _patch_evaluator(evaluator)
 
 
 class _Loader(importlib.abc.Loader):
-    def __init__(self, inner):
+    def __init__(self, inner, patch):
         self._inner = inner
+        self._patch = patch
 
     def __getattr__(self, name):  # get_resource_reader, is_package, ... go to the real loader
         return getattr(self._inner, name)
@@ -64,19 +80,20 @@ class _Loader(importlib.abc.Loader):
     def exec_module(self, module):
         self._inner.exec_module(module)
         try:
-            _patch(module)
+            self._patch(module)
         except Exception as exc:  # never break lmms-eval because of us
             sys.stderr.write(f"temporal-tasks: could not register tasks with lmms-eval: {exc}\n")
 
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
-        if fullname != _TARGET:
+        patch = _PATCHES.get(fullname)
+        if patch is None:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:
             return None
-        spec.loader = _Loader(spec.loader)
+        spec.loader = _Loader(spec.loader, patch)
         return spec
 
 
@@ -86,6 +103,6 @@ def install() -> None:
         return
     module = sys.modules.get(_TARGET)
     if module is not None:  # already imported: patch directly
-        _patch(module)
+        register()
         return
     sys.meta_path.insert(0, _Finder())

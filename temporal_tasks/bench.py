@@ -356,12 +356,11 @@ def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
     from temporal_tasks.harness import doc_to_target, doc_to_text
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.registry import resolve_function, task_config
     from temporal_tasks.samples import task_docs
 
     docs = task_docs(task)
-    process_results = _resolve(task_config(task)["process_results"])
+    process_results = resolve_function(task_config(task)["process_results"])
     gen = {"max_new_tokens": 32, "do_sample": False, "temperature": 0, "until": ["\n\n"]}
     samples = []
     for i, doc in enumerate(docs):

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from temporal_tasks.benchmarks import get, registered
 from temporal_tasks.data import ENV_DATA_DIR, BenchmarkData, DataError, hf_repo
+from temporal_tasks.log import logger
+from temporal_tasks.video import decode_check
 
 SAMPLE = 3  # videos decoded per part
 
@@ -61,8 +63,6 @@ class Part:
 
     def decode_sample(self, videos: Sequence[str], k: int) -> None:
         """Decode ``k`` videos spread over the sorted list (first, ..., last): catches unreadable containers."""
-        from temporal_tasks.video import decode_check
-
         unique = sorted(set(videos))
         if not unique or k <= 0:
             return
@@ -178,8 +178,6 @@ def render(reports: Sequence[Report], seconds: float | None = None) -> str:
 def main(benchmarks: Sequence[str] | None = None, sample: int = SAMPLE, *, quiet: bool = True) -> int:
     """Run the check, print the report; 0 if every present (and every named) benchmark is usable, else 1."""
     if quiet:  # the command's own process: the loaders' progress lines would bury the tables
-        from temporal_tasks.log import logger
-
         logger.remove()
         logger.add(sys.stderr, level="WARNING", format="{level}: {message}")
     start = time.perf_counter()

@@ -31,7 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
+from temporal_tasks.provenance import differences
+from temporal_tasks.registry import resolve_function, task_config
+from temporal_tasks.rescore import find_sample_files, parser_env, task_items
+from temporal_tasks.samples import scorable_lines
+from temporal_tasks.scoring import stratified_percent
 
 ITERATIONS = 2000
 SEED = 20261125
@@ -66,14 +71,11 @@ def _outcome_function(ref: object) -> tuple[Callable | None, bool]:
 
 def comparable_metrics(task: str, categories: bool = False) -> list[tuple[str, Callable, Callable]]:
     """``(metric key, aggregation, outcomes function)`` for the metrics of ``task`` that ``compare`` tests."""
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
-
     out = []
     for m in task_config(task)["metric_list"]:
         fn, is_category = _outcome_function(m["aggregation"])
         if fn is not None and (categories or not is_category):
-            out.append((m["metric"], _resolve(m["aggregation"]), fn))
+            out.append((m["metric"], resolve_function(m["aggregation"]), fn))
     return out
 
 
@@ -89,8 +91,6 @@ def paired_test(
 
     Rows are aligned (row i is the same group in both). The statistic is :func:`stratified_percent`.
     """
-    from temporal_tasks.scoring import stratified_percent
-
     base = np.asarray(base, dtype=np.int64).reshape(-1, 2)
     new = np.asarray(new, dtype=np.int64).reshape(-1, 2)
     vb, vn = stratified_percent(base, strata), stratified_percent(new, strata)
@@ -131,8 +131,6 @@ def paired_test(
 
 
 def _run_files(path: str | Path) -> dict[str, Path]:
-    from temporal_tasks.rescore import find_sample_files
-
     try:
         return find_sample_files([path])
     except DataError as exc:
@@ -149,10 +147,6 @@ def compare_runs(
     seed: int = SEED,
 ) -> tuple[list[Comparison], list[str]]:
     """Compare every task both runs have; returns ``(rows, notes)`` (notes: what was forced or left out)."""
-    from temporal_tasks.provenance import differences
-    from temporal_tasks.rescore import parser_env, task_items
-    from temporal_tasks.samples import scorable_lines
-
     files_b, files_n = _run_files(base), _run_files(new)
     shared = sorted(set(files_b) & set(files_n))
     if not shared:

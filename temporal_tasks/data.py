@@ -21,25 +21,49 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import threading
-import uuid
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import NoReturn
+from typing import Any
 
 from temporal_tasks.benchmarks import get
+from temporal_tasks.errors import DataError
+from temporal_tasks.files import atomic_write, cache_dir
+from temporal_tasks.log import logger
+from temporal_tasks.run_state import STATE
 
 ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
-ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
 
 
 def hf_repo(name: str) -> str:
     """The Hugging Face dataset repo of benchmark ``name`` (its spec's ``hf_repo``); unknown names list the known."""
     return get(name).hf_repo
+
+
+# The source log: which BenchmarkData the docs being loaded came from (the provenance record names it).
+_SOURCES: contextvars.ContextVar[list | None] = contextvars.ContextVar("temporal_tasks_sources", default=None)
+
+
+def note_source(data: Any) -> None:
+    """Called by :func:`benchmark_data`: remember where the docs being loaded come from (for provenance)."""
+    seen = _SOURCES.get()
+    if seen is not None:
+        seen.append(data)
+
+
+class collect_sources:  # noqa: N801 - used as a context manager, reads like a function
+    """``with collect_sources() as found:`` -> the :class:`~temporal_tasks.data.BenchmarkData` used inside."""
+
+    def __enter__(self) -> list:
+        self.found: list = []
+        self._token = _SOURCES.set(self.found)
+        return self.found
+
+    def __exit__(self, *exc: object) -> None:
+        _SOURCES.reset(self._token)
 
 
 # Language-only loading (lm-eval's text controls): no video archive is downloaded, extracted or checked.
@@ -72,23 +96,6 @@ def media_needed() -> bool:
 
 def _without_media(patterns: Iterable[str]) -> list[str]:
     return [p for p in patterns if not any(fnmatch(p, m) for m in MEDIA_PATTERNS)]
-
-
-class DataError(RuntimeError):
-    """A problem with the benchmark files; the message names the file and the fix."""
-
-
-def stop(exc: DataError) -> NoReturn:
-    """End the process with ``exc``'s message and exit status 1.
-
-    lmms-eval catches ordinary exceptions while it builds tasks and models, retries them, and
-    then exits 0 unless ``--verbosity DEBUG``. A ``SystemExit`` passes through, so a broken input
-    never looks like a successful run.
-    """
-    from temporal_tasks.log import logger
-
-    logger.error(f"temporal-tasks: {exc}")
-    raise SystemExit(f"temporal-tasks: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -130,14 +137,6 @@ class BenchmarkData:
         return f"{self.name}: missing {path} ({where}). Fix: {fix}."
 
 
-def cache_dir() -> Path:
-    """Our cache root (extracted archives, built videos)."""
-    env = os.environ.get(ENV_CACHE_DIR)
-    base = Path(env).expanduser() if env else Path("~/.cache/temporal_tasks").expanduser()
-    base.mkdir(parents=True, exist_ok=True)
-    return base
-
-
 def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkData:
     """Locate a benchmark: the offline copy if ``TEMPORAL_TASKS_DATA_DIR`` is set, else the HF snapshot.
 
@@ -166,13 +165,10 @@ def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkDa
 
 
 def _note(data: BenchmarkData) -> None:
-    from temporal_tasks.provenance import note_source
-
     note_source(data)  # the provenance record names the data source of the docs being loaded
 
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
-_fetched: dict[str, tuple[Path, set[str] | None]] = {}  # name -> (snapshot, patterns fetched; None = all)
 _fetch_lock = threading.Lock()
 
 
@@ -183,9 +179,9 @@ def _revision(root: Path) -> str | None:
 
 
 def _fetch(name: str, patterns: list[str] | None, revision: str | None) -> Path:
-    """Download (resumably, with a progress bar) what is not fetched yet in this process; return the snapshot."""
+    """Download (resumably, with a progress bar) what is not fetched yet in this evaluation; return the snapshot."""
     with _fetch_lock:
-        root, done = _fetched.get(name, (None, set()))
+        root, done = STATE.fetched.get(name, (None, set()))
         if root is not None and done is None:
             return root
         # A name or glob already covered by a fetched glob (e.g. short_video.zip by short_video*) is here.
@@ -193,7 +189,7 @@ def _fetch(name: str, patterns: list[str] | None, revision: str | None) -> Path:
         if root is not None and wanted == []:
             return root
         root = _download(name, wanted, revision or (_revision(root) if root is not None else None))
-        _fetched[name] = (root, None if wanted is None else {*(done or ()), *wanted})
+        STATE.fetched[name] = (root, None if wanted is None else {*(done or ()), *wanted})
         return root
 
 
@@ -210,7 +206,6 @@ def _download(name: str, patterns: list[str] | None = None, revision: str | None
     except ImportError as exc:  # pragma: no cover - huggingface_hub is a dependency
         raise DataError(f"{name}: huggingface_hub is not installed; `pip install huggingface_hub`.") from exc
     what = "every file" if patterns is None else ", ".join(patterns)
-    from temporal_tasks.log import logger
 
     logger.info(f"{name}: fetching {what} of the Hugging Face dataset {repo} (resumable)")
     try:
@@ -349,31 +344,24 @@ def http_get(url: str, timeout: float) -> bytes:
         return resp.read()
 
 
-_failed_urls: set[str] = set()
-
-
 def fetch_json_once(url: str, dest: Path, timeout: float = 10.0) -> Path | None:
     """``dest`` if cached, else ``url`` downloaded into it (only if it parses as JSON); None if that fails.
 
-    A failed attempt is not repeated in the same process, so many loads never wait on it twice.
+    A failed attempt is not repeated in the same evaluation, so many loads never wait on it twice.
     """
     if dest.is_file():
         return dest
-    if url in _failed_urls:
+    if url in STATE.failed_urls:
         return None
-    from temporal_tasks.log import logger
 
     try:
         body = http_get(url, timeout)
         json.loads(body)  # an error page or a captive portal must not be cached as the file
     except Exception as exc:  # network errors come in many classes; the caller degrades gracefully
-        _failed_urls.add(url)
+        STATE.failed_urls.add(url)
         logger.info(f"could not fetch {url} ({type(exc).__name__}: {exc})")
         return None
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".tmp-{dest.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    tmp.write_bytes(body)
-    os.replace(tmp, dest)
+    atomic_write(dest, lambda tmp: tmp.write_bytes(body))
     logger.info(f"fetched {url} into {dest}")
     return dest
 
@@ -392,25 +380,21 @@ def extract_zip(archive: Path, bench: str) -> Path:
     target = cache_dir() / "extracted" / bench / f"{archive.name.removesuffix('.zip')}-{_archive_key(archive)}"
     if target.is_dir():
         return target
-    tmp = target.parent / f".tmp-{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir(parents=True)
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            bad = zf.testzip()
-            if bad is not None:
-                raise zipfile.BadZipFile(f"bad CRC for member {bad}")
-            zf.extractall(tmp)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise DataError(f"{bench}: cannot extract {archive} ({exc}). Fix: delete it and download it again.") from None
-    try:
-        os.rename(tmp, target)
-    except OSError:
-        # Another process finished first: its copy is complete (renames are atomic), use it.
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not target.is_dir():
-            raise
-    return target
+
+    def extract(tmp: Path) -> None:
+        tmp.mkdir(parents=True)
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                bad = zf.testzip()
+                if bad is not None:
+                    raise zipfile.BadZipFile(f"bad CRC for member {bad}")
+                zf.extractall(tmp)
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise DataError(
+                f"{bench}: cannot extract {archive} ({exc}). Fix: delete it and download it again."
+            ) from None
+
+    return atomic_write(target, extract)  # another process may finish first: its complete copy is used
 
 
 def content_dirs(data: BenchmarkData, archives: Sequence[str]) -> list[Path]:

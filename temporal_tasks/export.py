@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.benchmarks import Benchmark, registered
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.rescore import find_sample_files
+from temporal_tasks.samples import line_payload
 
 __all__ = ["exporters", "export", "official_response", "payloads_with_docs", "question_payloads", "write_jsonl"]
 
@@ -30,8 +31,6 @@ def question_payloads(lines: Iterable[dict]) -> list[dict]:
 
 def payloads_with_docs(lines: Iterable[dict]) -> list[tuple[dict, dict]]:
     """``(payload, logged doc)`` per sample line; the doc is ``{}`` where the line has none (lmms-eval 0.7.3)."""
-    from temporal_tasks.samples import line_payload
-
     out = []
     for line in lines:
         payload = line_payload(line)  # lean lines: the answer comes back from filtered_resps

@@ -35,8 +35,9 @@ from typing import Any
 from lmms_eval.api.model import lmms
 
 from temporal_tasks.compat import generate_args, loglikelihood_args
-from temporal_tasks.data import DataError, stop
+from temporal_tasks.errors import DataError, exit_run
 from temporal_tasks.log import logger, warn_once
+from temporal_tasks.video import read_frames_with_metadata
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 SCORES = ("processed", "raw")
@@ -50,9 +51,9 @@ def _as_positive(name: str, value: Any, kind: type) -> Any:
     try:
         out = kind(value)
     except (TypeError, ValueError):
-        stop(DataError(f"first_token_prob: {name}={value!r} is not a number."))
+        exit_run(DataError(f"first_token_prob: {name}={value!r} is not a number."))
     if out <= 0:
-        stop(DataError(f"first_token_prob: {name}={value!r} must be positive."))
+        exit_run(DataError(f"first_token_prob: {name}={value!r} must be positive."))
     return out
 
 
@@ -78,18 +79,18 @@ class FirstTokenProb(lmms):
         super().__init__()
         if kwargs:
             # a typo (max_frames_num, max_num_frames) would otherwise silently run with the default frames
-            stop(
+            exit_run(
                 DataError(
                     f"first_token_prob: unknown model_args {sorted(kwargs)}. Known: pretrained, device, dtype, "
                     "batch_size (use --batch_size), max_frames, fps, attn_implementation, scores, trust_remote_code."
                 )
             )
         if not pretrained:
-            stop(DataError("first_token_prob: pass --model_args pretrained=<HF checkpoint id or folder>."))
+            exit_run(DataError("first_token_prob: pass --model_args pretrained=<HF checkpoint id or folder>."))
         if str(dtype) not in DTYPES:
-            stop(DataError(f"first_token_prob: dtype={dtype!r}; use one of {', '.join(DTYPES)}."))
+            exit_run(DataError(f"first_token_prob: dtype={dtype!r}; use one of {', '.join(DTYPES)}."))
         if str(scores) not in SCORES:
-            stop(DataError(f"first_token_prob: scores={scores!r}; use processed (official) or raw."))
+            exit_run(DataError(f"first_token_prob: scores={scores!r}; use processed (official) or raw."))
         self.max_frames = _as_positive("max_frames", max_frames, int)
         self.fps = None if fps in (None, "", "None") else _as_positive("fps", fps, float)
         self.batch_size_per_gpu = _as_positive("batch_size", 1 if batch_size in (None, "") else batch_size, int)
@@ -152,7 +153,7 @@ class FirstTokenProb(lmms):
             visuals = [visuals]
         for v in visuals:
             if not isinstance(v, str):
-                stop(
+                exit_run(
                     DataError(
                         f"first_token_prob: task {task} gives a {type(v).__name__} visual; only video file paths "
                         "are supported."
@@ -161,12 +162,10 @@ class FirstTokenProb(lmms):
         return list(visuals)
 
     def _frames(self, path: str):
-        from temporal_tasks.video import read_frames_with_metadata
-
         try:
             return read_frames_with_metadata(path, num_frames=self.max_frames, fps=self.fps)
         except Exception as exc:  # an unreadable video must not become a blind answer
-            stop(DataError(f"first_token_prob: cannot decode {path} ({type(exc).__name__}: {exc})."))
+            exit_run(DataError(f"first_token_prob: cannot decode {path} ({type(exc).__name__}: {exc})."))
 
     def prompt(self, context: str, n_videos: int) -> str:
         """The chat-templated prompt: one user turn, the videos first then the text, plus the generation prompt."""
@@ -220,7 +219,7 @@ class FirstTokenProb(lmms):
             ids = self.tokenizer.encode(continuation, add_special_tokens=False)
             if len(ids) != 1:
                 pieces = self.tokenizer.convert_ids_to_tokens(ids)
-                stop(
+                exit_run(
                     DataError(
                         f"first_token_prob: the continuation {continuation!r} is {len(ids)} tokens {pieces} for "
                         f"{self.pretrained}; this model scores single-token answers only (e.g. 'Yes'/'No' with "

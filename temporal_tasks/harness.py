@@ -13,22 +13,26 @@ import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from temporal_tasks.data import DataError, stop
-from temporal_tasks.log import logger
+from temporal_tasks.compat import aggregating_task, building_task_config, config_entries_env, task_config_name
+from temporal_tasks.data import collect_sources
+from temporal_tasks.errors import DataError, exit_run
+from temporal_tasks.log import first_time, logger, warn_once
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
-from temporal_tasks.scoring import percent, question_rate, slug
+from temporal_tasks.provenance import attach
+from temporal_tasks.run_context import run_context
+from temporal_tasks.run_state import STATE, lock
+from temporal_tasks.scoring import STABILITY, percent, question_rate, slug
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
 API_FAILURE_MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[LMMS_EVAL_BUDGET_EXCEEDED]")
 
-_api_failures = [0]
-
 
 def _api_failed(doc: dict, answer: str) -> None:
-    """Warn at the 1st, 10th, 100th, … failed API answer of this process (counts, without flooding the log)."""
-    _api_failures[0] += 1
-    n = _api_failures[0]
+    """Warn at the 1st, 10th, 100th, … failed API answer of this evaluation (counts, without flooding the log)."""
+    with lock():
+        STATE.api_failures += 1
+        n = STATE.api_failures
     if n == 1 or str(n).strip("0") == "1":
         logger.warning(
             f"{n} question(s) so far (e.g. {doc['question_id']}) got {answer.split(']')[0]}] from lmms-eval instead of "
@@ -77,8 +81,6 @@ class AllAnswers:
 class FirstOfRepeats:
     """lmms-eval filter of our log-likelihood tasks: their k identical requests score once (logged once)."""
 
-    _warned: set[int] = set()
-
     def __init__(self, **kwargs: Any) -> None:
         pass
 
@@ -86,9 +88,8 @@ class FirstOfRepeats:
         """``take_first``, with one log line when the requests were repeated."""
         resps = [list(r) for r in resps]
         k = max(map(len, resps), default=1)
-        if k > 1 and k not in FirstOfRepeats._warned:
-            FirstOfRepeats._warned.add(k)
-            logger.warning(
+        if k > 1:
+            warn_once(
                 f"--repeats {k}: a log-likelihood task has one deterministic score per question, so repeats do not "
                 "apply to it; each question is scored once (the repeated requests were identical)."
             )
@@ -189,7 +190,6 @@ def with_repeat_keys(keys: Iterable[str], payload: dict) -> list[str]:
     keys = list(keys)
     if not payload.get("repeats"):
         return keys
-    from temporal_tasks.scoring import STABILITY
 
     return keys + [f"{key}_{suffix}" for key in keys if is_group_metric(key) for suffix in STABILITY]
 
@@ -201,7 +201,6 @@ def parse_disagreement(items: list) -> float:
 
 
 TRUNCATED_WARN_PERCENT = 5.0
-_truncation_warned: set[str] = set()
 
 
 def truncated_rate(items: list) -> float:
@@ -214,11 +213,9 @@ def truncated_rate(items: list) -> float:
         value = percent(sum(unique.values()), len(unique))
     else:
         value = question_rate(items, "truncated", "truncated_rate")
-    from temporal_tasks.compat import aggregating_task
 
     task, max_new_tokens = aggregating_task()
-    if value == value and value > TRUNCATED_WARN_PERCENT and task not in _truncation_warned:
-        _truncation_warned.add(task)
+    if value == value and value > TRUNCATED_WARN_PERCENT and first_time(f"truncated_rate:{task}"):
         now = f" (now {max_new_tokens})" if max_new_tokens else ""
         logger.warning(
             f"{task}: {value:.1f}% of the scored answers were cut off inside <think> before any final answer, so "
@@ -317,11 +314,9 @@ def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[s
 
 def check_zero_shot() -> None:
     """Stop with a clear error when the run asks for few-shot examples (``--num_fewshot`` above 0)."""
-    from temporal_tasks.run_context import run_context
-
     shots = run_context().num_fewshot
     if shots is not None and shots > 0:
-        stop(
+        exit_run(
             DataError(
                 f"--num_fewshot {shots}: these temporal-reasoning tasks are zero-shot (each benchmark scores the "
                 "model on its own question, as the papers do, and has no few-shot split). Drop --num_fewshot or "
@@ -336,8 +331,6 @@ def check_config_env() -> None:
     lmms-eval exports every entry's ``env:`` before the first entry runs, so each entry would run with the
     last value (e.g. an entry asking for ``TEMPORAL_TASKS_PARSER: official`` scored ``robust``).
     """
-    from temporal_tasks.compat import config_entries_env
-
     entries = config_entries_env()
     if not entries:
         return
@@ -346,7 +339,7 @@ def check_config_env() -> None:
     if differ:
         values = "; ".join(f"{k}: " + ", ".join(f"entry {i + 1}={e.get(k, '(unset)')}" for i, e in enumerate(entries))
                            for k in differ)  # fmt: skip
-        stop(
+        exit_run(
             DataError(
                 f"--config: the entries set {', '.join(differ)} differently ({values}), but lmms-eval exports every "
                 "entry's env before the first run, so all entries would run with the last value. Put per-entry "
@@ -391,7 +384,6 @@ def building_task_name() -> str:
     named = _DOCS_ONLY.get()
     if named:
         return named
-    from temporal_tasks.compat import building_task_config, task_config_name
 
     config = building_task_config()
     return task_config_name(config) if config is not None else ""
@@ -408,8 +400,6 @@ def docs_dataset(load: Callable[[], list[dict]]):
         return load()
     import datasets
 
-    from temporal_tasks.provenance import attach, collect_sources
-
     check_zero_shot()
     check_config_env()
 
@@ -420,5 +410,5 @@ def docs_dataset(load: Callable[[], list[dict]]):
         # key (--use_cache) both include it, so changed videos, N or seed never reuse a cached answer.
         attach(docs, sources)
     except DataError as exc:
-        stop(exc)
+        exit_run(exc)
     return datasets.Dataset.from_list(docs)

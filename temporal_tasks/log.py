@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-import threading
-
 from loguru import logger
 
-__all__ = ["logger", "warn_once"]
+from temporal_tasks.run_state import STATE, lock
 
-_seen: set[str] = set()
-_lock = threading.Lock()
+__all__ = ["first_time", "info_once", "logger", "warn_once"]
 
 
-def warn_once(message: str) -> None:
-    """Log ``message`` as a warning the first time it is seen in this process."""
-    with _lock:
-        if message in _seen:
-            return
-        _seen.add(message)
-    logger.warning(message)
+def first_time(key: str) -> bool:
+    """Whether ``key`` is new in this evaluation (and note it): the one warn-once test of the package."""
+    with lock():
+        if key in STATE.logged:
+            return False
+        STATE.logged.add(key)
+        return True
+
+
+def warn_once(message: str, key: str | None = None) -> None:
+    """Log ``message`` as a warning the first time it (or ``key``) is seen in this evaluation."""
+    if first_time(message if key is None else key):
+        logger.warning(message)
+
+
+def info_once(message: str, key: str | None = None) -> None:
+    """Log ``message`` at INFO the first time it (or ``key``) is seen in this evaluation."""
+    if first_time(message if key is None else key):
+        logger.info(message)

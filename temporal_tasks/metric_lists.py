@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 from temporal_tasks.benchmarks import Benchmark, registered
 from temporal_tasks.benchmarks.spec import MetricList
+from temporal_tasks.harness import is_group_metric
+from temporal_tasks.scoring import STABILITY
 
 # Shared diagnostics: one implementation in temporal_tasks.harness for every benchmark.
 HARNESS = ("parse_disagreement", "truncated_rate")
@@ -42,8 +44,6 @@ class Entry(NamedTuple):
 
 def entries(ml: MetricList) -> list[Entry | str]:
     """The metric list's entries in YAML order; a ``str`` is a comment line."""
-    from temporal_tasks.harness import is_group_metric
-    from temporal_tasks.scoring import STABILITY
 
     def own(name: str) -> str:
         return name if name in HARNESS else ml.prefix + name

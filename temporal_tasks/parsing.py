@@ -40,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -55,7 +54,10 @@ from temporal_tasks.answer_text import (  # noqa: F401 - re-exported: the rules 
     truncated_thinking,
     words,
 )
+from temporal_tasks.benchmarks import registered
+from temporal_tasks.log import info_once, logger
 from temporal_tasks.official_rules import official_first_char  # noqa: F401 - re-exported: an official rule
+from temporal_tasks.run_state import STATE, lock
 
 ENV_PARSER = "TEMPORAL_TASKS_PARSER"
 MODES = ("robust", "official")
@@ -130,19 +132,12 @@ def _as_text(text: object) -> str:
     return "" if text is None else text if isinstance(text, str) else str(text)
 
 
-_logged_lock = threading.Lock()
-_logged_modes: set[str] = set()
-_parser_errors = [0]
-
-
 def _record_parser_error(name: str, mode: str, text: str) -> None:
-    """Count a parser exception; log the first one's traceback (with the answer's start) once per process."""
-    with _logged_lock:
-        _parser_errors[0] += 1
-        first = _parser_errors[0] == 1
+    """Count a parser exception; log the first one's traceback (with the answer's start) once per evaluation."""
+    with lock():
+        STATE.parser_errors += 1
+        first = STATE.parser_errors == 1
     if first:
-        from temporal_tasks.log import logger
-
         logger.opt(exception=True).error(
             f"temporal-tasks: the {name!r} parser ({mode}) raised on the answer {text[:200]!r}; this is a bug in "
             "temporal-tasks, not a bad answer. The answer is counted as unreadable and further errors are counted "
@@ -151,8 +146,8 @@ def _record_parser_error(name: str, mode: str, text: str) -> None:
 
 
 def parser_errors() -> int:
-    """How many parser exceptions this process has seen (each read as unreadable; see :meth:`Parser.parse`)."""
-    return _parser_errors[0]
+    """How many parser exceptions this evaluation has seen (each read as unreadable; see :meth:`Parser.parse`)."""
+    return STATE.parser_errors
 
 
 def parser_mode() -> str:
@@ -160,13 +155,7 @@ def parser_mode() -> str:
     raw = os.environ.get(ENV_PARSER, "robust").strip().lower() or "robust"
     if raw not in MODES:
         raise ValueError(f"{ENV_PARSER}={raw!r} is not a parser mode; set it to 'robust' (default) or 'official'.")
-    if raw not in _logged_modes:
-        with _logged_lock:
-            if raw not in _logged_modes:
-                _logged_modes.add(raw)
-                from temporal_tasks.log import logger
-
-                logger.info(f"temporal-tasks: answer parser mode = {raw} (set {ENV_PARSER}=robust|official)")
+    info_once(f"temporal-tasks: answer parser mode = {raw} (set {ENV_PARSER}=robust|official)")
     return raw
 
 
@@ -447,8 +436,6 @@ def get_parser(name: str) -> Parser:
 
 def load_benchmark_parsers() -> None:
     """Import every registered benchmark's ``parsers`` module (each registers its parsers on import)."""
-    from temporal_tasks.benchmarks import registered
-
     for spec in registered().values():
         if spec.parsers:
             spec.resolve(spec.parsers)

@@ -22,13 +22,21 @@ the model sees, ``"model"`` when the model samples the original videos itself), 
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from temporal_tasks import __version__
+from temporal_tasks.benchmarks import registered
+from temporal_tasks.compat import add_task_metadata, building_task_config, run_baseline, task_config_name
+from temporal_tasks.log import warn_once
+from temporal_tasks.parsing import parser_mode
+from temporal_tasks.run_context import model_frame_setting, run_context
+from temporal_tasks.shortcut_variants import SEED_VERSION, VARIANTS
+from temporal_tasks.video import paired_layout, resolve_num_frames
 
 PROVENANCE_VERSION = 1
 
@@ -41,27 +49,6 @@ COMPARABLE_FIELDS = ("frames.n", "paired_layout", "reading", "data.annotations_s
 _QUESTION_FIELDS = (
     "question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "options", "categories",
 )  # fmt: skip
-
-_SOURCES: contextvars.ContextVar[list | None] = contextvars.ContextVar("temporal_tasks_sources", default=None)
-
-
-def note_source(data: Any) -> None:
-    """Called by :func:`temporal_tasks.data.benchmark_data`: remember where the docs being loaded come from."""
-    seen = _SOURCES.get()
-    if seen is not None:
-        seen.append(data)
-
-
-class collect_sources:  # noqa: N801 - used as a context manager, reads like a function
-    """``with collect_sources() as found:`` -> the :class:`~temporal_tasks.data.BenchmarkData` used inside."""
-
-    def __enter__(self) -> list:
-        self.found: list = []
-        self._token = _SOURCES.set(self.found)
-        return self.found
-
-    def __exit__(self, *exc: object) -> None:
-        _SOURCES.reset(self._token)
 
 
 def _sha256(parts: Iterable[str]) -> str:
@@ -98,8 +85,6 @@ def videos_fingerprint(paths: Iterable[str]) -> str:
 
 def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
     """The ``data`` part: where the files are (Hub commit or local folder) and the content fingerprints."""
-    from temporal_tasks.benchmarks import registered
-
     out: dict[str, Any] = {}
     src = (sources or [None])[-1]
     if src is not None and not src.offline:
@@ -121,9 +106,6 @@ def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
 
 def frames_record(docs: list[Mapping]) -> tuple[dict, dict | None]:
     """``(frames, paired_layout)``: N, where it comes from, and what it applies to."""
-    from temporal_tasks.run_context import model_frame_setting
-    from temporal_tasks.video import paired_layout, resolve_num_frames
-
     setting = model_frame_setting()
     built = any(d.get("paired") for d in docs) or any(d.get("shortcut_frames") for d in docs)
     if built:
@@ -145,8 +127,6 @@ def frames_record(docs: list[Mapping]) -> tuple[dict, dict | None]:
 
 def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
     """The seeded shortcut variant of the task (its seed version), or None."""
-    from temporal_tasks.shortcuts import SEED_VERSION, VARIANTS
-
     for variant in VARIANTS:
         if task.endswith(f"_{variant}"):
             return {"variant": variant, "seed_version": SEED_VERSION if variant != "blind" else None}
@@ -157,10 +137,6 @@ def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
 
 def build_record(task: str, docs: list[Mapping], sources: list | None = None) -> dict:
     """The provenance record of ``task`` run on ``docs`` (see the module docstring for the shape)."""
-    from temporal_tasks import __version__
-    from temporal_tasks.parsing import parser_mode
-    from temporal_tasks.run_context import run_context
-
     frames, layout = frames_record(docs)
     ctx = run_context()
     src = (sources or [None])[-1]
@@ -183,19 +159,11 @@ def _benchmark_of(docs: list[Mapping]) -> str | None:
     return gid.split("/", 1)[0] if "/" in gid else None
 
 
-_baseline_warned = [False]
-
-
 def _warn_baseline() -> None:
     """lmms-eval's ``--baseline`` (a per-question paired t-test on a ``score`` field) skips our tasks: say so once."""
-    from temporal_tasks.compat import run_baseline
-
     baseline = run_baseline()
-    if baseline and not _baseline_warned[0]:
-        _baseline_warned[0] = True
-        from temporal_tasks.log import logger
-
-        logger.warning(
+    if baseline:
+        warn_once(
             f"temporal-tasks: --baseline {baseline} does not apply to our tasks (lmms-eval's per-question paired "
             "t-test needs a 'score' field, and our metrics are all-or-nothing over groups of dependent questions). "
             "Compare two runs with `temporal-tasks compare BASE_DIR NEW_DIR` (paired bootstrap over groups)."
@@ -207,8 +175,6 @@ def attach(docs: list[Mapping], sources: list | None = None) -> dict | None:
 
     Outside an lmms-eval run (no task being built) nothing is stored and None is returned.
     """
-    from temporal_tasks.compat import add_task_metadata, building_task_config, task_config_name
-
     config = building_task_config()
     _warn_baseline()
     if config is None:

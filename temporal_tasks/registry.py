@@ -14,15 +14,15 @@ from pathlib import Path
 import yaml
 
 from temporal_tasks import tasks_dir
-from temporal_tasks.data import DataError
+from temporal_tasks.benchmarks import registered
+from temporal_tasks.compat import merge_includes
+from temporal_tasks.errors import DataError
 
 _NAME_LINE = re.compile(r"^(task|group):\s*([A-Za-z0-9_\-]+)\s*$")
 
 
 def task_dirs() -> list[str]:
     """The YAML folders to hand lmms-eval: our tasks directory, then each other registered benchmark's folder."""
-    from temporal_tasks.benchmarks import registered
-
     ours = Path(tasks_dir()).resolve()
     dirs = [str(ours)]
     for spec in registered().values():
@@ -53,8 +53,6 @@ _TaskLoader.add_constructor("!function", lambda loader, node: ("!function", load
 
 def load_task_yaml(path: Path) -> dict:
     """A task YAML with its ``include:`` chain merged as lmms-eval does (:func:`.compat.merge_includes`)."""
-    from temporal_tasks.compat import merge_includes
-
     with open(path, encoding="utf-8") as fh:
         cfg = yaml.load(fh, Loader=_TaskLoader) or {}
     return merge_includes(cfg, lambda inc: load_task_yaml(path.parent / inc))

@@ -28,7 +28,7 @@ from pathlib import Path
 from lmms_eval.api.model import lmms
 
 from temporal_tasks.compat import loglikelihood_args, request_context, request_doc, request_visuals
-from temporal_tasks.data import DataError, stop
+from temporal_tasks.errors import DataError, exit_run
 from temporal_tasks.log import logger
 
 
@@ -102,17 +102,17 @@ class TemporalReplay(lmms):
             try:
                 self.max_num_frames = int(max_num_frames)  # type: ignore[arg-type]
             except (TypeError, ValueError):
-                stop(DataError(f"temporal_replay: max_num_frames={max_num_frames!r} is not a whole number."))
+                exit_run(DataError(f"temporal_replay: max_num_frames={max_num_frames!r} is not a whole number."))
         if not responses:
-            stop(DataError("temporal_replay: pass --model_args responses=FILE.jsonl (one JSON answer per line)."))
+            exit_run(DataError("temporal_replay: pass --model_args responses=FILE.jsonl (one JSON answer per line)."))
         try:
             self._latency = float(latency_ms) / 1000.0
         except (TypeError, ValueError):
-            stop(DataError(f"temporal_replay: latency_ms={latency_ms!r} is not a number of milliseconds."))
+            exit_run(DataError(f"temporal_replay: latency_ms={latency_ms!r} is not a number of milliseconds."))
         if self._latency < 0:
-            stop(DataError(f"temporal_replay: latency_ms={latency_ms} is negative."))
+            exit_run(DataError(f"temporal_replay: latency_ms={latency_ms} is negative."))
         if order not in ("doc", "length"):
-            stop(DataError(f"temporal_replay: order={order!r}; use order=doc or order=length."))
+            exit_run(DataError(f"temporal_replay: order={order!r}; use order=doc or order=length."))
         self._order = order
         # a stand-in for a GPU model gets its visuals like one; plain replay stays instant
         self._visuals = self._latency > 0 if visuals is None else str(visuals).strip().lower() in ("1", "true", "yes")
@@ -121,7 +121,7 @@ class TemporalReplay(lmms):
         try:
             self._records = read_responses(responses)
         except DataError as exc:
-            stop(exc)  # lmms-eval would swallow a model-construction error and exit 0
+            exit_run(exc)  # lmms-eval would swallow a model-construction error and exit 0
         self._path = responses
         self._device = torch.device(device)
         self._init_distributed()
@@ -194,7 +194,7 @@ class TemporalReplay(lmms):
         response = rec.get("response")
         if isinstance(response, list):
             if len(response) != k:
-                stop(
+                exit_run(
                     DataError(
                         f"temporal_replay: {self._path}: question {rec['question_id']!r} has a list of "
                         f"{len(response)} responses but the run asks for {k} answer(s) per question (--repeats "

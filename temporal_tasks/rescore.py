@@ -17,23 +17,19 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
+from temporal_tasks.harness import reading
 from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.runs import Run, choose_run, find_runs
-from temporal_tasks.runs import read_samples as _read_samples
-
-
-def _resolve(ref: object) -> Callable:
-    if not (isinstance(ref, tuple) and ref[0] == "!function"):
-        raise DataError(f"aggregation {ref!r} is not a !function reference; cannot rescore it.")
-    return resolve_function(ref)
+from temporal_tasks.samples import fed_keys, line_payload, line_payloads, scorable_lines
 
 
 def task_metrics(task: str) -> list[tuple[str, Callable, bool]]:
     """``(metric key, aggregation function, higher_is_better)`` for each metric of our task."""
     cfg = task_config(task)
     return [
-        (m["metric"], _resolve(m["aggregation"]), bool(m.get("higher_is_better", True))) for m in cfg["metric_list"]
+        (m["metric"], resolve_function(m["aggregation"]), bool(m.get("higher_is_better", True)))
+        for m in cfg["metric_list"]
     ]
 
 
@@ -67,12 +63,6 @@ def find_sample_files(paths: Iterable[str | Path], run: str | None = None) -> di
     return select_samples(paths, run)[0]
 
 
-def read_samples(path: Path) -> list[dict]:
-    """The sample lines of one file (:func:`temporal_tasks.runs.read_samples`: a broken line, or answers from
-    two runs in one file, stop with the file named)."""
-    return _read_samples(path)
-
-
 def line_answers(line: dict) -> list[str] | None:
     """The k answers of a sample line of a ``--repeats k`` run, as ``process_results`` saw them (stripped).
 
@@ -96,7 +86,6 @@ def reparse(payload: dict, mode: str | None, answers: list[str] | None = None) -
     """
     if "parser" not in payload or "answer" not in payload:
         return dict(payload)  # e.g. log-likelihood payloads: nothing to parse
-    from temporal_tasks.harness import reading
 
     use = mode or payload.get("parser_mode") or "robust"
     keys = payload.get("option_keys")
@@ -147,8 +136,6 @@ def task_items(task: str, lines: list[dict], mode: str | None = None) -> tuple[d
     One payload object per question across keys, as in the live run (lean or full lines, see
     :mod:`temporal_tasks.samples`).
     """
-    from temporal_tasks.samples import fed_keys, line_payload
-
     items: dict[str, list] = {key: [] for key, _fn, _hib in task_metrics(task)}
     payloads = []
     for line in lines:
@@ -193,8 +180,6 @@ def rescore(paths: Iterable[str | Path], mode: str | None = None, run: str | Non
     ``--predict_only`` run are scored from the task's data (checked against the run's provenance); a file
     that cannot be scored raises ``DataError``.
     """
-    from temporal_tasks.samples import line_payloads, scorable_lines
-
     files, chosen, note = select_samples(paths, run)
     results, hib, nsamples, configs = {}, {}, {}, {}
     for task, file in sorted(files.items()):

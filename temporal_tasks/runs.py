@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 
 __all__ = ["Run", "SAMPLES_NAME", "choose_run", "find_runs", "read_samples", "runs_in_folders"]
 

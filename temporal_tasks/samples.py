@@ -17,8 +17,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.harness import SAME_AS
+from temporal_tasks.harness import task_docs as docs_of
+from temporal_tasks.provenance import data_record, from_results
+from temporal_tasks.registry import resolve_function, task_config
+from temporal_tasks.runs import read_samples
 
 
 def answer_of(line: dict) -> str:
@@ -69,8 +73,6 @@ def results_file_of(samples: Path) -> Path | None:
 
 def run_provenance(samples: Path, task: str) -> dict | None:
     """The provenance record of ``task`` in the results JSON beside ``samples`` (None if absent)."""
-    from temporal_tasks.provenance import from_results
-
     results = results_file_of(samples)
     if results is None:
         return None
@@ -83,9 +85,6 @@ def run_provenance(samples: Path, task: str) -> dict | None:
 
 def task_docs(task: str) -> list[dict]:
     """The docs of ``task`` as its ``process_docs`` builds them (no video is built: :func:`harness.task_docs`)."""
-    from temporal_tasks.harness import task_docs as docs_of
-    from temporal_tasks.registry import resolve_function, task_config
-
     return docs_of(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"), task)
 
 
@@ -95,10 +94,6 @@ def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | 
     The data must be those the run saw: the run's provenance fingerprints (when its results JSON is beside the
     samples) and each line's ``target`` and prompt must match; otherwise a ``DataError`` says what differs.
     """
-    from temporal_tasks.provenance import data_record
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
-
     docs = task_docs(task)
     if provenance is not None:
         now, then = data_record(docs), provenance.get("data") or {}
@@ -109,7 +104,7 @@ def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | 
                     f"{then[field][:12]} in the run's provenance). Point TEMPORAL_TASKS_DATA_DIR (or the Hub "
                     f"snapshot) at the data the run used, then rescore again."
                 )
-    process_results = _resolve(task_config(task)["process_results"])
+    process_results = resolve_function(task_config(task)["process_results"])
     out = []
     bad: list[str] = []
     for lineno, line in enumerate(lines, 1):
@@ -145,8 +140,6 @@ def scorable_lines(task: str, file: Path) -> tuple[list[dict], dict | None, bool
     A ``--predict_only`` file is rebuilt from the task's data (:func:`rebuild_lines`); a file with no payload
     to score raises a ``DataError`` saying why and what to do.
     """
-    from temporal_tasks.rescore import read_samples
-
     lines = read_samples(file)
     record = run_provenance(file, task)
     predict_only = is_predict_only(lines)

@@ -35,17 +35,20 @@ from pathlib import Path
 
 import numpy as np
 
-from temporal_tasks.data import DataError
-from temporal_tasks.harness import builds_allowed, docs_dataset, task_docs
+from temporal_tasks.benchmarks import of_task
+from temporal_tasks.errors import DataError
+from temporal_tasks.harness import building_task_name, builds_allowed, docs_dataset, task_docs
+from temporal_tasks.log import logger
+from temporal_tasks.registry import resolve_function, task_config
+from temporal_tasks.run_context import rank_share
+from temporal_tasks.run_state import STATE
+from temporal_tasks.shortcut_variants import SEED_VERSION
 from temporal_tasks.video.builds import BackgroundBuilds, build_workers
 from temporal_tasks.video.cache import FileBuild, atomic_write, cache_folder, cached_file, content_hash
 from temporal_tasks.video.encode import BUILDER_VERSION, codec, frame_rate, save_video
 from temporal_tasks.video.frame_count import frames_known_now, num_frames_in_force, request_num_frames
 from temporal_tasks.video.frames import common_size, letterbox, sample_clip
 from temporal_tasks.video.paired import paired_layout
-
-SEED_VERSION = "1"  # part of every seed and cache key: bump when the frame choice or the layout changes
-VARIANTS = ("blind", "single_frame", "shuffled")
 
 
 def num_frames(label: str = "shortcuts", log: bool = False) -> int:
@@ -204,14 +207,14 @@ def _visual_file(doc: dict, variant: str) -> Path:
     n = request_num_frames(
         task or "shortcuts", int(doc.get("shortcut_frames") or 0) or num_frames(), "shortcut visuals"
     )
-    deferred = _DEFERRED.pop(task, None) if task else None
+    deferred = STATE.deferred.pop((_OWNER, task), None) if task else None
     if deferred is not None:
         for d in deferred:
             d["shortcut_frames"] = n
         start_background_builds(deferred, variant)
     spec = shortcut_build(doc, variant, n)
     if task:
-        return _BUILDS.get_build((task, doc["question_id"]), spec)[0]  # waits only for this file
+        return _builds().get_build((task, doc["question_id"]), spec)[0]  # waits only for this file
     return cached_file(spec)[0]
 
 
@@ -253,8 +256,12 @@ def cached_visual(doc: dict, variant: str, n: int) -> tuple[Path, bool]:
 
 # --------------------------------------------------------------------------- process_docs: background builds
 
-_BUILDS = BackgroundBuilds("shortcuts", kind="shortcut file")
-_DEFERRED: dict[str, list[dict]] = {}  # task -> docs whose builds wait for the first request (evaluate() path)
+_OWNER = "shortcuts"
+
+
+def _builds() -> BackgroundBuilds:
+    """This evaluation's background builder of shortcut files."""
+    return STATE.builder(_OWNER, lambda: BackgroundBuilds(_OWNER, kind="shortcut file"))
 
 
 def main_docs(main: str) -> list[dict]:
@@ -263,8 +270,6 @@ def main_docs(main: str) -> list[dict]:
     Read through :func:`temporal_tasks.harness.task_docs` (inside ``docs_only()``, where a loader starts no
     video builds: the variants never show the main task's own built videos).
     """
-    from temporal_tasks.registry import resolve_function, task_config
-
     ref = task_config(main).get("process_docs")
     return task_docs(resolve_function(ref, f"process_docs of {main}"))
 
@@ -286,7 +291,7 @@ def load_variant_docs(main: str, variant: str) -> list[dict]:
     if known:
         start_background_builds(docs, variant)
     else:  # tasks built before `evaluate(lm, task_dict)`: N is known at the first request
-        _DEFERRED[task] = docs
+        STATE.deferred[(_OWNER, task)] = docs
     return docs
 
 
@@ -296,9 +301,6 @@ def start_background_builds(docs: list[dict], variant: str) -> int:
     ``docs`` come from :func:`load_variant_docs`; the share follows lmms-eval's sharding (see
     :func:`temporal_tasks.run_context.rank_share`). Returns the number of distinct files planned.
     """
-    from temporal_tasks.log import logger
-    from temporal_tasks.run_context import rank_share
-
     share = rank_share(docs)
     if not share:
         return 0
@@ -310,10 +312,11 @@ def start_background_builds(docs: list[dict], variant: str) -> int:
         )
         for d in share
     ]
-    planned = _BUILDS.plan_builds(requests)
+    builds = _builds()
+    planned = builds.plan_builds(requests)
     logger.info(
         f"{share[0]['shortcut_task']}: {planned} {variant} files of this rank are checked and built in the "
-        f"background ({_BUILDS.workers or build_workers()} threads); a question waits only for its own file"
+        f"background ({builds.workers or build_workers()} threads); a question waits only for its own file"
     )
     return planned
 
@@ -326,9 +329,6 @@ def variant_dataset(main: str, variant: str):
 
 def variant_main(variant: str) -> str:
     """The main task of the ``<main>_<variant>`` task whose docs are being built (lmms-eval's, or ``task_docs``')."""
-    from temporal_tasks.benchmarks import of_task
-    from temporal_tasks.harness import building_task_name
-
     task = building_task_name()
     main = task.removesuffix(f"_{variant}")
     spec = of_task(task)

@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from temporal_tasks.compat import aggregation_selection
+from temporal_tasks.errors import DataError, exit_run
+
 Payload = Mapping[str, Any]
 
 
@@ -302,16 +305,12 @@ def check_scored_selected(label: str = "") -> None:
     scores would be over that subset while ``n-samples`` names the whole set. Outside an aggregation
     (``rescore``, tests) this does nothing (see :func:`temporal_tasks.compat.aggregation_selection`).
     """
-    from temporal_tasks.compat import aggregation_selection
-
     found = aggregation_selection()
     if found is None:
         return
     task, selected, answered = found
     if answered and answered < selected:
-        from temporal_tasks.data import DataError, stop
-
-        stop(
+        exit_run(
             DataError(
                 f"{task or label}: the run selected {selected} questions (the data after --limit/--offset, all "
                 f"ranks) but only {answered} were answered. The likely cause is a stale lmms-eval request cache: "

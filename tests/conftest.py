@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks.fixtures import write_fixtures
+from temporal_tasks.run_state import reset
 from tests.lmms_runner import BASE_ENV, ForkServer, forkable, run_subprocess, runner_mode
+
+
+@pytest.fixture(autouse=True)
+def fresh_run_state():
+    """Each test starts as a new evaluation would (lmms-eval's entry points reset the same state)."""
+    reset()
+    yield
+    reset()
 
 
 @pytest.fixture(scope="session")

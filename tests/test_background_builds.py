@@ -283,7 +283,6 @@ def test_env_wins_and_a_difference_warns_once_with_both_values(monkeypatch):
 
     warnings: list[str] = []
     monkeypatch.setattr(log.logger, "warning", warnings.append)
-    monkeypatch.setattr(log, "_seen", set())
     monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
     assert video.resolve_num_frames(("max_num_frames", 9)) == (9, "--model_args max_num_frames=9")
     assert video.resolve_num_frames(None)[0] == 32

@@ -129,13 +129,12 @@ def test_group_outcomes_give_every_metric(task, mode, offline_env, monkeypatch):
     import random
 
     from temporal_tasks.compare import comparable_metrics
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.registry import resolve_function, task_config
     from temporal_tasks.samples import task_docs
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     docs = task_docs(task)
-    process_results = _resolve(task_config(task)["process_results"])
+    process_results = resolve_function(task_config(task)["process_results"])
     rng = random.Random(7)
     items: dict[str, list] = {}
     for doc in docs:

@@ -56,7 +56,6 @@ def hub(fixture_root, tmp_path, monkeypatch) -> FakeHub:
 
     fake = FakeHub(fixture_root, tmp_path / "hub")
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake)
-    monkeypatch.setattr(data, "_fetched", {})
     monkeypatch.delenv("TEMPORAL_TASKS_DATA_DIR", raising=False)
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TEMPORAL_TASKS_TIMEBLIND_TAGS", raising=False)
@@ -198,7 +197,6 @@ def hub_without_tags(hub, fixture_root, tmp_path, monkeypatch):
     shutil.copytree(fixture_root / "timeblind", source / "timeblind")
     (source / "timeblind" / "tags.json").unlink()
     hub.source = source
-    monkeypatch.setattr(data, "_failed_urls", set())
     return hub
 
 

@@ -21,8 +21,8 @@ import yaml
 from temporal_tasks import video
 from temporal_tasks.fixtures import write_fixtures
 from temporal_tasks.harness import is_group_metric
-from temporal_tasks.registry import task_config
-from temporal_tasks.rescore import _resolve, rescore, task_metrics
+from temporal_tasks.registry import resolve_function, task_config
+from temporal_tasks.rescore import rescore, task_metrics
 from temporal_tasks.samples import line_payload
 from tests.test_timeblind import TRICKY
 
@@ -82,8 +82,8 @@ def _expected(env: dict[str, str], monkeypatch, *, start: int = 0, stop: int | N
         else:
             monkeypatch.delenv(key, raising=False)
     cfg = task_config("timeblind_iacc")
-    docs = list(_resolve(cfg["process_docs"])(None))[start:stop]
-    per_doc = [_resolve(cfg["process_results"])(d, [TRICKY[d["question_id"]]]) for d in docs]
+    docs = list(resolve_function(cfg["process_docs"])(None))[start:stop]
+    per_doc = [resolve_function(cfg["process_results"])(d, [TRICKY[d["question_id"]]]) for d in docs]
     out = {}
     for key, fn, _hib in task_metrics("timeblind_iacc"):
         items = [r[key] for r in per_doc if key in r]

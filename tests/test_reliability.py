@@ -22,7 +22,8 @@ from temporal_tasks.cli import demo_responses, write_demo_responses
 from temporal_tasks.data import DataError, extract_zip
 from temporal_tasks.fixtures import demo_tasks, writers
 from temporal_tasks.parsing import PARSERS, compile_options, load_benchmark_parsers
-from temporal_tasks.rescore import _resolve, task_config, task_metrics
+from temporal_tasks.registry import resolve_function
+from temporal_tasks.rescore import task_config, task_metrics
 
 # Benchmarks register their parsers on import of their parsers module: load them all so every parser is fuzzed.
 load_benchmark_parsers()
@@ -71,8 +72,8 @@ def test_two_processes_give_identical_metrics(lmms_eval, offline_env, tmp_path):
 
 def _task_pipeline(task: str):
     cfg = task_config(task)
-    docs = list(_resolve(cfg["process_docs"])(None))
-    return docs, _resolve(cfg["process_results"]), task_metrics(task)
+    docs = list(resolve_function(cfg["process_docs"])(None))
+    return docs, resolve_function(cfg["process_results"]), task_metrics(task)
 
 
 def _aggregate(metrics, per_doc: list[dict]) -> dict[str, float]:

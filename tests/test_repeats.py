@@ -323,13 +323,12 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
     consensus = the one-answer run on the majority answers; SD = their sample SD. Every generate benchmark,
     both parser modes (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
     from temporal_tasks.harness import is_group_metric
-    from temporal_tasks.registry import task_config
-    from temporal_tasks.rescore import _resolve
+    from temporal_tasks.registry import resolve_function, task_config
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     cfg = task_config(task)
-    docs = list(_resolve(cfg["process_docs"])(None))
-    process = _resolve(cfg["process_results"])
+    docs = list(resolve_function(cfg["process_docs"])(None))
+    process = resolve_function(cfg["process_results"])
     rng = random.Random(task)
     given = {}
     for d in docs:
@@ -343,7 +342,7 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
         for d in docs:
             for key, p in process(d, answer_of(d["question_id"])).items():
                 items.setdefault(key, []).append(p)
-        return {m["metric"]: _resolve(m["aggregation"])(items[m["metric"]]) for m in cfg["metric_list"]
+        return {m["metric"]: resolve_function(m["aggregation"])(items[m["metric"]]) for m in cfg["metric_list"]
                 if m["metric"] in items}  # fmt: skip
 
     sampled = aggregate(lambda q: given[q])

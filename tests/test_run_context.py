@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import compat, run_context, video
+from temporal_tasks.run_state import STATE
 
 
 class _Model:
@@ -52,15 +53,14 @@ def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offlin
     monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
     builds = video.BackgroundBuilds("vinoground", workers=1)
-    monkeypatch.setattr(vinoground, "_BUILDS", builds)
-    monkeypatch.setattr(vinoground, "_DEFERRED", {})
+    STATE.builders["vinoground"] = builds
     rows = list(vinoground.process_docs_group(None))  # what get_task_dict runs, before evaluate()
-    assert "group" in vinoground._DEFERRED and not list(cache.rglob("paired_videos/**/*.mp4"))
+    assert ("vinoground", "group") in STATE.deferred and not list(cache.rglob("paired_videos/**/*.mp4"))
     ns = _fake_evaluate()
     ns["probe"] = lambda: [vinoground.doc_to_visual(row)[0] for row in rows if row["paired"]]
     paths = ns["evaluate"](_Model(5), {})
     builds.shutdown()
-    assert {Path(p).parent.name for p in paths} == {"n5"} and not vinoground._DEFERRED
+    assert {Path(p).parent.name for p in paths} == {"n5"} and not STATE.deferred
     assert {p.parent.name for p in cache.rglob("paired_videos/*/*.mp4")} == {"n5"}  # none at 16 or 32
 
 

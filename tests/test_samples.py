@@ -12,6 +12,7 @@ from temporal_tasks import cli
 from temporal_tasks.data import DataError
 from temporal_tasks.harness import SharedPayload, share
 from temporal_tasks.rescore import rescore
+from temporal_tasks.run_state import STATE
 from temporal_tasks.samples import answer_of, fed_keys, line_payload, rebuild_lines
 
 
@@ -109,7 +110,6 @@ def test_task_docs_come_from_the_task_configs_process_docs_without_builds(offlin
     from temporal_tasks.benchmarks.vinoground import tasks as vinoground
     from temporal_tasks.samples import task_docs
 
-    monkeypatch.setattr(vinoground, "_DEFERRED", {})  # other tests' runs may have deferred builds in this process
     expected = {
         "timeblind_iacc": lambda: timeblind.load_docs(),
         "vinoground_group": lambda: vinoground.load_docs(variant="group"),
@@ -120,6 +120,6 @@ def test_task_docs_come_from_the_task_configs_process_docs_without_builds(offlin
     }
     for task, load in expected.items():
         assert task_docs(task) == load(), task
-    assert not vinoground._DEFERRED  # the paired-video builds of a run were neither started nor deferred
+    assert not STATE.deferred  # the paired-video builds of a run were neither started nor deferred
     with pytest.raises(DataError, match="not one of our tasks"):
         task_docs("no_such_task")

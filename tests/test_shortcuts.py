@@ -17,6 +17,7 @@ from temporal_tasks.data import DataError
 from temporal_tasks.fixtures.video import moving, resizing, write_video
 from temporal_tasks.registry import our_tasks, task_config
 from temporal_tasks.rescore import rescore_task
+from temporal_tasks.run_state import STATE
 
 decord = pytest.importorskip("decord")
 
@@ -355,7 +356,6 @@ def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
 
     warnings: list[str] = []
     monkeypatch.setattr(log.logger, "warning", warnings.append)
-    monkeypatch.setattr(log, "_seen", set())
     monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model", "openai", "--model_args", "max_frames_num=8,x=1"])
     assert shortcuts.num_frames() == 8  # the command line lmms-eval was started with
@@ -379,7 +379,7 @@ def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
 def fresh_builds(monkeypatch):
     """A fresh background scheduler for the shortcut variants (the module's one is shared by the process)."""
     builds = video.BackgroundBuilds("shortcuts", workers=2, kind="shortcut file")
-    monkeypatch.setattr(shortcuts, "_BUILDS", builds)
+    STATE.builders["shortcuts"] = builds
     yield builds
     builds.shutdown()
 
@@ -433,7 +433,6 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
 @pytest.mark.parametrize("known", [True, False])
 @pytest.mark.parametrize("main", ["vinoground_group", "velociti_strictvle", "temporalbench_short_mba"])
 def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, fresh_builds, tmp_path, main, known):
-    from temporal_tasks.benchmarks.vinoground import tasks as vinoground
     from temporal_tasks.harness import task_docs
     from temporal_tasks.registry import resolve_function
 
@@ -442,9 +441,7 @@ def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, 
     monkeypatch.setenv(video.ENV_NUM_FRAMES, "5" if known else "")
     monkeypatch.setattr(sys, "argv", ["lmms_eval"] if known else ["my_script.py"])
     main_builds = video.BackgroundBuilds("vinoground", workers=1)  # the main task's paired-video builds
-    monkeypatch.setattr(vinoground, "_BUILDS", main_builds)
-    monkeypatch.setattr(vinoground, "_DEFERRED", {})
-    monkeypatch.setattr(shortcuts, "_DEFERRED", {})
+    STATE.builders["vinoground"] = main_builds
     for variant in ("single_frame", "shuffled"):
         process_docs = resolve_function(task_config(f"{main}_{variant}")["process_docs"])
         docs = task_docs(process_docs, f"{main}_{variant}")  # what rescoring a --predict_only run of the variant reads
@@ -452,7 +449,7 @@ def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, 
         assert {d["shortcut_task"] for d in docs} == {f"{main}_{variant}"}
     # nothing planned, deferred or built: neither the variants' files nor the main task's paired videos
     assert fresh_builds._entries == [] and main_builds._entries == [] and fresh_builds.alive() == 0
-    assert shortcuts._DEFERRED == {} and vinoground._DEFERRED == {}
+    assert STATE.deferred == {}
     assert not (cache / "paired_videos").exists() and not (cache / "shortcuts").exists()  # (zips are extracted)
 
 

@@ -70,9 +70,7 @@ def test_truncated_rate_hand_computed_any_order():
 
 
 def test_warns_once_above_five_percent(warnings_seen):
-    from temporal_tasks import harness
 
-    harness._truncation_warned.discard("this task")
     few = [make_payload(_doc(f"g{i}", "r0", 1), "No") for i in range(40)] + [make_payload(_doc("x", "r0", 1), CUT)]
     assert truncated_rate(few) == pytest.approx(100 / 41)  # 2.4%: no warning
     assert not [w for w in warnings_seen if "cut off inside <think>" in w]

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks import tasks_dir
+
 
 @dataclass(frozen=True)
 class PerCategory:
@@ -116,7 +118,6 @@ class Benchmark:
         """The folder of its task YAMLs."""
         if self.tasks_dir is not None:
             return Path(self.tasks_dir)
-        from temporal_tasks import tasks_dir
 
         return Path(tasks_dir()) / self.name
 

@@ -31,6 +31,9 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
   :func:`patch_task_manager`. (tasks)
 - ``utils.load_yaml_config`` merges ``include:`` shallowly: the file's keys win, and the first of several
   includes wins: :func:`merge_includes`. (tasks)
+- ``evaluator.simple_evaluate`` and ``evaluator.evaluate`` are module attributes that ``__main__.cli_evaluate``
+  (and scripts) call through the module, and ``simple_evaluate`` calls ``evaluate`` after building the tasks:
+  :func:`wrap_evaluation_entry_points` starts a fresh run state at each evaluation. (tasks)
 - ``__main__.parse_eval_args`` spells the flags :data:`CLI_FLAGS` (``--model_args``, ``--limit``, ``--offset``,
   ``--num_fewshot``, ``--baseline``), read by :func:`command_line_setting` and :func:`run_baseline`. (cli)
 - A rank gets ``islice(docs, rank + offset, offset + count, world_size)`` (``utils.create_iterator``), ``count``
@@ -70,7 +73,13 @@ from temporal_tasks.compat.stack import (
     restore_cached_visuals,
     run_baseline,
 )
-from temporal_tasks.compat.tasks import add_task_metadata, merge_includes, patch_task_manager, task_config_name
+from temporal_tasks.compat.tasks import (
+    add_task_metadata,
+    merge_includes,
+    patch_task_manager,
+    task_config_name,
+    wrap_evaluation_entry_points,
+)
 
 __all__ = [
     "CLI_FLAGS",
@@ -98,4 +107,5 @@ __all__ = [
     "request_visuals",
     "shard",
     "task_config_name",
+    "wrap_evaluation_entry_points",
 ]

@@ -9,6 +9,7 @@ from types import FrameType
 from typing import Any
 
 from temporal_tasks.compat.cli import command_line_setting
+from temporal_tasks.run_state import STATE
 
 EVALUATOR_MODULE = "lmms_eval.evaluator"
 
@@ -118,9 +119,6 @@ def is_lmms_eval_command_line(argv: list[str] | None = None) -> bool:
     return base == "__main__.py" and parent in ("lmms_eval", "temporal_tasks")
 
 
-_selection_memo: dict[tuple, tuple[str, int, int]] = {}
-
-
 def aggregation_selection() -> tuple[str, int, int] | None:
     """While an lmms-eval aggregation runs: ``(task name, questions selected, distinct questions answered)``.
 
@@ -150,15 +148,15 @@ def aggregation_selection() -> tuple[str, int, int] | None:
     lists = list(output.sample_metrics.values())
     longest = max(lists, key=len) if lists else []
     key = (id(output), id(longest), len(longest), selected)
-    hit = _selection_memo.get(key)
+    hit = STATE.selections.get(key)
     if hit is None:
         # One pass over the metric with the most payloads (every question feeds each headline key once).
         ids = {p.get("question_id") for p in longest if isinstance(p, dict)}
         ids.discard(None)
         hit = (str(getattr(output, "task_name", "") or ""), selected, len(ids))
-        if len(_selection_memo) > 64:
-            _selection_memo.clear()
-        _selection_memo[key] = hit
+        if len(STATE.selections) > 64:
+            STATE.selections.clear()
+        STATE.selections[key] = hit
     return hit
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -65,3 +67,44 @@ def merge_includes(cfg: dict, load: Callable[[str], dict]) -> dict:
         merged.update(load(inc))
     merged.update(cfg)
     return merged
+
+
+_ENTRY_WRAPPED = "_temporal_tasks_entry"
+
+
+def wrap_evaluation_entry_points(module: Any, on_start: Callable[[], None]) -> bool:
+    """Make ``module.simple_evaluate`` and ``module.evaluate`` (``lmms_eval.evaluator``) call ``on_start()`` first.
+
+    ``simple_evaluate`` starts an evaluation; ``evaluate`` starts one only when a script calls it directly
+    (inside ``simple_evaluate`` the evaluation has already started, and the tasks it built must be kept).
+    lmms-eval's CLI calls ``evaluator.simple_evaluate`` through the module, so wrapping the attribute covers it.
+    Idempotent; returns whether the functions were wrapped now.
+    """
+    simple, evaluate = getattr(module, "simple_evaluate", None), getattr(module, "evaluate", None)
+    if simple is None or evaluate is None or getattr(simple, _ENTRY_WRAPPED, False):
+        return False
+
+    @functools.wraps(simple)
+    def simple_evaluate(*args, **kwargs):
+        on_start()
+        return simple(*args, **kwargs)
+
+    @functools.wraps(evaluate)
+    def evaluate_(*args, **kwargs):
+        if not _inside_simple_evaluate():
+            on_start()
+        return evaluate(*args, **kwargs)
+
+    setattr(simple_evaluate, _ENTRY_WRAPPED, True)
+    setattr(evaluate_, _ENTRY_WRAPPED, True)
+    module.simple_evaluate, module.evaluate = simple_evaluate, evaluate_
+    return True
+
+
+def _inside_simple_evaluate() -> bool:
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "simple_evaluate" and "model_args" in frame.f_locals:
+            return True
+        frame = frame.f_back
+    return False

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks.log import logger
 from temporal_tasks.report.charts import category_chart, have_matplotlib, headline_chart
 from temporal_tasks.report.references import Reference, load_references
 from temporal_tasks.report.results import Run, disambiguate, find_results, load_run
@@ -26,8 +27,6 @@ def write_report(
     written: list[Path] = []
     chart_paths: dict[tuple, Path] = {}
     if charts and not have_matplotlib():
-        from temporal_tasks.log import logger
-
         # The tables are still useful without charts; say how to get them.
         logger.warning("report: matplotlib is not installed, so no PNG charts (pip install matplotlib)")
         charts = False

@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks.log import warn_once
+from temporal_tasks.provenance import from_results
+from temporal_tasks.runs import runs_in_folders
+
 CI_SUFFIXES = ("_ci_low", "_ci_high")
 # lmms-eval adds "<metric>_stderr" (and "_stderr_clt", "_stderr_clustered", ...) next to every metric.
 _STDERR = re.compile(r"_stderr(_[a-z0-9]+)*$")
@@ -89,8 +93,6 @@ def parse_task_metrics(entry: dict[str, Any]) -> dict[str, Value]:
             continue
         number = _to_float(val)
         if number is None:
-            from temporal_tasks.log import warn_once
-
             warn_once(f"report: non-numeric value {val!r} for {key!r} shown as NaN")
             number = math.nan
         raw[(name, filt or "none")] = number
@@ -135,8 +137,6 @@ def model_label(data: dict[str, Any], path: Path) -> str:
 
 def load_run(path: str | Path) -> Run:
     """Read one lmms-eval ``*_results.json``."""
-    from temporal_tasks.provenance import from_results
-
     path = Path(path)
     try:
         # json accepts the NaN that lmms-eval writes for undefined metrics.
@@ -169,8 +169,6 @@ def find_results(inputs: Iterable[str | Path], run: str | None = None, notes: li
     """Results files from paths: a file is one run; a folder contributes one run per folder below it that
     holds results (its newest complete run, see :func:`temporal_tasks.runs.runs_in_folders`), or the ``run``
     (``--run``) one. The choices made are appended to ``notes``."""
-    from temporal_tasks.runs import runs_in_folders
-
     found: list[Path] = []
     for item in inputs:
         p = Path(item)

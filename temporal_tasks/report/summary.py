@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from temporal_tasks.provenance import describe
 from temporal_tasks.report.layout import benchmark_of, benchmarks, metric_label, ordered
 from temporal_tasks.report.results import Run, Value, disambiguate, find_results, load_run
 from temporal_tasks.report.tables import fmt_value, md_table
+from temporal_tasks.runs import read_samples
+from temporal_tasks.samples import fed_keys, line_payload
+from temporal_tasks.scoring import complete_groups
 
 
 def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
@@ -16,9 +20,6 @@ def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
     samples = results_path.with_name(f"{stem}samples_{task}.jsonl")
     if not samples.is_file():
         return None
-    from temporal_tasks.runs import read_samples
-    from temporal_tasks.samples import fed_keys, line_payload
-    from temporal_tasks.scoring import complete_groups
 
     payloads = []
     for line in read_samples(samples):  # stops on a file holding answers from two runs
@@ -72,8 +73,6 @@ def summary_table(results: Iterable[str | Path], run: str | None = None) -> str:
 
 def provenance_lines(runs: list[Run]) -> list[str]:
     """One line per run and task: what produced the numbers (reading, N and its source, data, seed, cut)."""
-    from temporal_tasks.provenance import describe
-
     lines = []
     for run in runs:
         for task, record in sorted(run.provenance.items()):

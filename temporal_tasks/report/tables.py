@@ -6,6 +6,7 @@ import csv
 import math
 from pathlib import Path
 
+from temporal_tasks.provenance import describe
 from temporal_tasks.report.layout import SHORTCUT_LABELS
 from temporal_tasks.report.references import Reference
 from temporal_tasks.report.results import Run, Value, finite
@@ -46,7 +47,6 @@ def _run_line(run: Run) -> list[str]:
         f"n-samples (scored/total) {', '.join(counts) or '?'}; file `{run.path}`"
     )
     lines = [line]
-    from temporal_tasks.provenance import describe
 
     for task, record in sorted(run.provenance.items()):
         lines.append(f"  - provenance of `{task}`: {describe(record)}")

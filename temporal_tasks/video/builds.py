@@ -14,6 +14,8 @@ import time
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
+from temporal_tasks.errors import DataError, exit_run
+from temporal_tasks.log import logger
 from temporal_tasks.video.cache import FileBuild, build_once, cache_folder
 from temporal_tasks.video.paired import paired_build
 
@@ -215,8 +217,6 @@ class BackgroundBuilds:
                 job.event.clear()
             self._run(job, wait=False)
         if last and sum(self._counts.values()):
-            from temporal_tasks.log import logger
-
             logger.info(
                 f"{self.label}: background build finished: {self._counts['built']} {self.kind}s built, "
                 f"{self._counts['cached']} already cached ({time.perf_counter() - self._started_at:.1f} s)"
@@ -251,9 +251,7 @@ class BackgroundBuilds:
 
     def _check_failure(self) -> None:
         if self._failure is not None:
-            from temporal_tasks.data import DataError, stop
-
-            stop(DataError(self._failure))
+            exit_run(DataError(self._failure))
 
     def get(
         self,
@@ -285,9 +283,7 @@ class BackgroundBuilds:
                 self._served(key, time.perf_counter() - start if waited else None)
                 return job.path, waited
             if state == "failed":
-                from temporal_tasks.data import DataError, stop
-
-                stop(DataError(job.error or f"{self.label}: {job.spec.what} failed to build"))
+                exit_run(DataError(job.error or f"{self.label}: {job.spec.what} failed to build"))
             waited = True
             if state in ("pending", "busy"):
                 self._run(job, wait=True)
@@ -305,7 +301,6 @@ class BackgroundBuilds:
             if len(self._done_keys) < self._planned:
                 return
             waits = self._waits
-        from temporal_tasks.log import logger
 
         logger.info(
             f"{self.label}: every {self.kind.replace(' ', '-')} question of this rank served; {waits[0]} waited for "

@@ -9,15 +9,16 @@ a lock file next to the target names the one builder; a lock left by a dead proc
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import socket
-import threading
 import time
-import uuid
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
+
+from temporal_tasks.files import atomic_write, cache_dir
 
 __all__ = [
     "HOST",
@@ -39,12 +40,8 @@ _LOCK_STALE_SECONDS = 600.0  # a lock whose owner cannot be checked (another hos
 
 
 def cache_folder(root: str | os.PathLike | None = None) -> Path:
-    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.data.cache_dir`)."""
-    if root is not None:
-        return Path(root)
-    from temporal_tasks.data import cache_dir
-
-    return cache_dir()
+    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.files.cache_dir`)."""
+    return Path(root) if root is not None else cache_dir()
 
 
 def file_key(path: Path) -> tuple[str, int, int]:
@@ -53,45 +50,20 @@ def file_key(path: Path) -> tuple[str, int, int]:
     return (str(path.resolve()), st.st_size, st.st_mtime_ns)
 
 
-def atomic_write(out_path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
-    """Write ``out_path`` atomically: ``write(tmp)`` fills a temporary file beside it, which is then renamed.
-
-    Concurrent readers see no file or the whole file; a failed ``write`` leaves neither a torn target nor
-    the temporary file. The temporary name starts with a dot and keeps the suffix (``.x.123.ab12cd34.tmp.mp4``).
-    Returns ``out_path``.
-    """
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_name(f".{out_path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp{out_path.suffix}")
-    try:
-        write(tmp)
-        os.replace(tmp, out_path)  # atomic: concurrent readers see no file or the whole file
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return out_path
-
-
-_hash_memo: dict[tuple[str, int, int], str] = {}
-_hash_lock = threading.Lock()
-
-
 def content_hash(path: str | os.PathLike) -> str:
     """SHA-1 of a file's bytes, memoised per (path, size, mtime) in this process."""
     path = Path(path)
-    key = file_key(path)
-    with _hash_lock:
-        hit = _hash_memo.get(key)
-    if hit is not None:
-        return hit
+    return _hash_of(path, file_key(path))
+
+
+@functools.lru_cache(maxsize=65536)
+def _hash_of(path: Path, key: tuple) -> str:  # noqa: ARG001 - ``key`` (path, size, mtime) is the cache key
+    # A cache of a pure function of the file's bytes: a changed file has a new key, so this is not run state.
     h = hashlib.sha1()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
-    digest = h.hexdigest()
-    with _hash_lock:
-        _hash_memo[key] = digest
-    return digest
+    return h.hexdigest()
 
 
 def is_ready(path: Path) -> bool:

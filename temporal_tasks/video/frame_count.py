@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 import sys
 
+from temporal_tasks.errors import DataError
+from temporal_tasks.log import first_time, logger, warn_once
+from temporal_tasks.run_context import model_frame_setting, run_context
+
 __all__ = [
     "DEFAULT_NUM_FRAMES",
     "DEFAULT_SOURCE",
@@ -63,8 +67,6 @@ def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]
     ``"--model_args max_num_frames=8"`` or :data:`DEFAULT_SOURCE`. When the env var and the model differ,
     the env var wins and a warning names both values once.
     """
-    from temporal_tasks.log import warn_once
-
     env = num_frames_from_env(default=None)
     if env is not None:
         if model_setting is not None and model_setting[1] != env:
@@ -83,26 +85,18 @@ def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]
     return DEFAULT_NUM_FRAMES, DEFAULT_SOURCE
 
 
-_announced: set[str] = set()
-
-
 def announce(message: str) -> None:
-    """Print ``message`` to stderr once per process: lmms-eval sets its models' loggers to WARNING, so an
+    """Print ``message`` to stderr once per evaluation: lmms-eval sets its models' loggers to WARNING, so an
     INFO line is invisible in a plain script calling ``evaluate()``; the N in force must not be."""
-    from temporal_tasks.log import logger
-
     logger.debug(message)
-    if message in _announced:
+    if not first_time(f"announce:{message}"):
         return
-    _announced.add(message)
     print(f"temporal-tasks: {message}", file=sys.stderr, flush=True)
 
 
 def num_frames_setting() -> tuple[int, str]:
     """``(N, source)``: the N built videos have in this run, and where it came from (see
     :func:`resolve_num_frames`); for the results' provenance record. A ``ValueError`` on a bad value."""
-    from temporal_tasks.run_context import model_frame_setting
-
     return resolve_num_frames(model_frame_setting())
 
 
@@ -113,8 +107,6 @@ def num_frames_in_force(label: str, log: bool = False, what: str = "paired video
     ``log=True`` announces the N in force and where it comes from, once per process, on stderr, as
     ``"<label>: <what> have N=... frames (<source>)"``.
     """
-    from temporal_tasks.data import DataError
-
     try:
         n, source = num_frames_setting()
     except ValueError as exc:
@@ -128,16 +120,12 @@ def frames_known_now() -> bool:
     """Whether the run's N can be known here: ``TEMPORAL_TASKS_NUM_FRAMES`` is set or an lmms-eval run is on
     the stack (the CLI, ``simple_evaluate``). False while a script builds tasks before ``evaluate(lm, ...)``:
     the model is not known yet, so builds wait for the first request (:func:`request_num_frames`)."""
-    from temporal_tasks.run_context import run_context
-
     return bool(os.environ.get(ENV_NUM_FRAMES, "").strip()) or run_context().where != "none"
 
 
 def request_num_frames(label: str, planned: int, what: str = "paired videos") -> int:
     """N for a request being served: the N in force when an evaluation is on the stack (the model that asks
     is known there, also for ``evaluate(lm, task_dict)``), else ``planned`` (the docs' N)."""
-    from temporal_tasks.run_context import run_context
-
     if run_context().where in ("none", "command line"):
         return planned
     return num_frames_in_force(label, log=True, what=what)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from temporal_tasks.benchmarks.temporalbench import loader as tb
 from temporal_tasks.check import Part
 from temporal_tasks.data import BenchmarkData
 
 
 def parts(data: BenchmarkData, k: int) -> list[Part]:
     """The checked parts of the copy at ``data`` (``k`` videos decoded per part); an absent file is one part."""
-    from temporal_tasks.benchmarks.temporalbench import loader as tb
-
     parts = []
     for key, title, file_key, load in (
         ("temporalbench short QA", "short QA (temporalbench_short_mba)", "short_qa",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.export import official_response, payloads_with_docs, write_jsonl
-from temporal_tasks.rescore import read_samples
+from temporal_tasks.runs import read_samples
 
 
 def export(files: dict[str, Path], out: Path) -> list[Path]:

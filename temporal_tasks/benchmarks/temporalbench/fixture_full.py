@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from temporal_tasks.benchmarks.temporalbench.fixture import CAPTION_PROMPT, PROMPT
+from temporal_tasks.benchmarks.temporalbench.loader import CATEGORIES, SOURCES
 from temporal_tasks.fixtures.full import clips, even_sizes, write_zip
 
 SEED = 13
@@ -21,8 +22,6 @@ LONG_SOURCES = ("ActivityNet", "Charades", "COIN", "EgoExo4D", "FineGym")
 
 def write(root: Path) -> Path:
     """``root/temporalbench/`` at the published counts; long videos in one zip per source dataset."""
-    from temporal_tasks.benchmarks.temporalbench.loader import CATEGORIES, SOURCES
-
     out = Path(root) / "temporalbench"
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(SEED)

@@ -11,10 +11,8 @@ older split archive ``long_video_part_aa`` ... (``long_video/...``).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
-import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +30,7 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
+from temporal_tasks.files import atomic_write
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
 from temporal_tasks.scoring import (
@@ -89,20 +88,19 @@ def join_parts(parts: Sequence[Path], stem: str) -> Path:
     target = cache_dir() / "joined" / NAME / f"{stem}-{key.hexdigest()[:12]}.zip"
     if target.is_file():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".tmp-{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+
+    def join(tmp: Path) -> None:
+        with open(tmp, "wb") as out:
+            for p in parts:
+                with open(p, "rb") as fh:
+                    while chunk := fh.read(1 << 24):
+                        out.write(chunk)
+
     with _join_lock:
         try:
-            with open(tmp, "wb") as out:
-                for p in parts:
-                    with open(p, "rb") as fh:
-                        while chunk := fh.read(1 << 24):
-                            out.write(chunk)
-            os.replace(tmp, target)  # another process may have won: both copies are identical
+            return atomic_write(target, join)  # another process may have won: both copies are identical
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise DataError(f"{NAME}: cannot join {[p.name for p in parts]} into {target} ({exc}).") from None
-    return target
 
 
 def _video_prefix(part: str) -> str:

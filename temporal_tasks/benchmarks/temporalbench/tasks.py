@@ -12,9 +12,9 @@ payload; the per-category aggregations can therefore see whether the whole video
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -221,10 +221,6 @@ def process_results_caption(doc: dict, results: list) -> dict[str, dict]:
     return {"caption_sim": payload, "truncated_rate": payload}
 
 
-_model_lock = threading.Lock()
-_models: dict[tuple[str, str], object] = {}
-
-
 def locate_caption_model() -> str:
     """Where ``all-MiniLM-L6-v2`` comes from: env override, the PyPI package, or the HF cache; else DataError."""
     override = os.environ.get(ENV_CAPTION_MODEL)
@@ -266,18 +262,18 @@ def caption_device() -> str:
 
 def caption_model(device: str | None = None):
     """The sentence-transformers model, loaded once per process from local files only."""
-    where, device = locate_caption_model(), device or caption_device()
-    with _model_lock:
-        model = _models.get((where, device))
-        if model is None:
-            from sentence_transformers import SentenceTransformer
+    return _load_caption_model(locate_caption_model(), device or caption_device())
 
-            try:
-                model = SentenceTransformer(where, device=device, local_files_only=True)
-            except Exception as exc:
-                raise DataError(f"{NAME}: cannot load the caption scorer from {where} ({exc}).") from None
-            _models[(where, device)] = model
-    return model
+
+@functools.lru_cache(maxsize=4)
+def _load_caption_model(where: str, device: str):
+    # A cache of a pure load (the same folder and device give the same weights), not run state.
+    from sentence_transformers import SentenceTransformer  # heavy optional library: loaded on first caption task
+
+    try:
+        return SentenceTransformer(where, device=device, local_files_only=True)
+    except Exception as exc:
+        raise DataError(f"{NAME}: cannot load the caption scorer from {where} ({exc}).") from None
 
 
 def caption_similarities(answers: Sequence[str], references: Sequence[str], device: str | None = None) -> list[float]:

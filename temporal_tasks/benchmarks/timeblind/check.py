@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.check import Part
 from temporal_tasks.data import BenchmarkData
 
 
 def parts(data: BenchmarkData, k: int) -> list[Part]:
     """The checked parts of the copy at ``data`` (``k`` videos decoded per part)."""
-    from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-
     part = Part("timeblind", "data.jsonl + videos/ (timeblind_iacc)")
     docs = part.load(lambda: timeblind.load_docs(data))
     if docs is not None:

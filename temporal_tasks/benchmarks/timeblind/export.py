@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from temporal_tasks.export import question_payloads
-from temporal_tasks.rescore import read_samples
+from temporal_tasks.runs import read_samples
 
 
 def export(files: dict[str, Path], out: Path) -> list[Path]:

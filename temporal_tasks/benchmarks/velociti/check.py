@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from temporal_tasks.benchmarks.velociti import loader as velociti
 from temporal_tasks.check import Part
 from temporal_tasks.data import BenchmarkData
 
 
 def parts(data: BenchmarkData, k: int) -> list[Part]:
     """The checked parts of the copy at ``data`` (``k`` videos decoded per part)."""
-    from temporal_tasks.benchmarks.velociti import loader as velociti
-
     part = Part("velociti", "annotation table + velociti_videos.zip (every task)")
     rows = part.load(lambda: velociti.load_rows(data))
     if rows is not None:

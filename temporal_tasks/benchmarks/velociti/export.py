@@ -6,9 +6,12 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.data import DataError
+from temporal_tasks.benchmarks.velociti.loader import _event, read_annotations
+from temporal_tasks.benchmarks.velociti.parsers import official_mc, official_yes_no
+from temporal_tasks.data import ENV_DATA_DIR, benchmark_data
+from temporal_tasks.errors import DataError
 from temporal_tasks.export import payloads_with_docs
-from temporal_tasks.rescore import read_samples
+from temporal_tasks.runs import read_samples
 
 from . import NAME
 
@@ -22,14 +25,10 @@ def _mc_cell(answer: str) -> str:
     ``NA`` or ``1`` into floats that have no ``split``. Every other answer is invalid there anyway,
     so a fixed non-A/B placeholder scores the same; the raw text stays in ``response_A``/``response_B``.
     """
-    from .parsers import official_mc
-
     return answer if official_mc(answer) is not None else _UNREADABLE
 
 
 def _closed_label(answer: str) -> str:
-    from .parsers import official_yes_no
-
     return {"yes": "Yes", "no": "No"}.get(official_yes_no(answer) or "", "error")
 
 
@@ -60,10 +59,6 @@ def _table() -> list[dict] | None:
     """
     import os
 
-    from temporal_tasks.data import ENV_DATA_DIR, benchmark_data
-
-    from .loader import read_annotations
-
     if not os.environ.get(ENV_DATA_DIR):
         return None
     try:
@@ -80,7 +75,6 @@ def _meta(row: int, test: str, doc: dict, table: list[dict] | None) -> dict[str,
         meta.update(video_id=doc["video_id"], event=doc.get("event", ""))
     elif table is not None and row < len(table) and table[row].get("test_name") == test:
         # the test name must agree, or the table is not the one the run used
-        from .loader import _event
 
         r = table[row]
         meta.update(video_id=str(r["video_id"]).strip(), event=_event(r["event"]), pos=r["pos"], neg=r["neg"])

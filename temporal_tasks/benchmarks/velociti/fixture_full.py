@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from temporal_tasks.benchmarks.velociti.loader import ALL_TESTS
 from temporal_tasks.fixtures.full import clips, write_zip
 
 PER_TEST, SUBSET, VIDEOS = 1099, 150, 700  # 8 tests x 1,099 = 8,792 rows
@@ -13,8 +14,6 @@ PER_TEST, SUBSET, VIDEOS = 1099, 150, 700  # 8 tests x 1,099 = 8,792 rows
 def write(root: Path) -> Path:
     """``root/velociti/`` at 8,792 rows (1,099 per test, the first 150 of each in the subset)."""
     import pandas as pd
-
-    from temporal_tasks.benchmarks.velociti.loader import ALL_TESTS
 
     out = Path(root) / "velociti"
     out.mkdir(parents=True, exist_ok=True)

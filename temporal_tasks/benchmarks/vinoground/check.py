@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from temporal_tasks.benchmarks.vinoground import tasks as vg
 from temporal_tasks.check import Part
 from temporal_tasks.data import BenchmarkData
 
 
 def parts(data: BenchmarkData, k: int) -> list[Part]:
     """The checked parts of the copy at ``data`` (``k`` videos decoded per part)."""
-    from temporal_tasks.benchmarks.vinoground import tasks as vg
-
     clips = Part("vinoground", f"{vg.CSV_NAME} + JSONs + {vg.CLIPS_ZIP} (text, video, group)")
     docs = clips.load(lambda: vg.load_docs(data, variant="group"))
     if docs is not None:

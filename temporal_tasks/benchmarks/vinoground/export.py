@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from temporal_tasks.data import DataError
+from temporal_tasks.errors import DataError
 from temporal_tasks.export import official_response, question_payloads, write_jsonl
-from temporal_tasks.rescore import read_samples
+from temporal_tasks.runs import read_samples
 
 _ID = re.compile(r"^(?P<pair>\d+)_(?P<side>pos|neg)_(?P<kind>text|video)$")
 

@@ -37,9 +37,12 @@ from temporal_tasks.data import (
 from temporal_tasks.harness import answers, builds_allowed, docs_dataset, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
+from temporal_tasks.run_context import rank_share
+from temporal_tasks.run_state import STATE
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
 from temporal_tasks.video import (
     BackgroundBuilds,
+    build_paired_videos,
     build_workers,
     frames_known_now,
     num_frames_in_force,
@@ -349,18 +352,17 @@ def start_background_builds(docs: list[dict], num_frames: int | None = None) -> 
     run, see :mod:`temporal_tasks.run_context`); none with ``--limit 0``. ``num_frames`` overrides the
     docs' N. Returns the number of distinct paired videos planned.
     """
-    from temporal_tasks.run_context import rank_share
-
     share = rank_share(docs)
-    _PROGRESS.expect(sum(d["paired"] for d in share))
+    _progress().expect(sum(d["paired"] for d in share))
     n = next((int(num_frames or d["num_frames"]) for d in share if d["paired"]), 0)
     if not n:
         return 0
     requests = [(_request_key(d), d["prompt"], tuple(d["videos"]) if d["paired"] else None) for d in share]
-    planned = _BUILDS.plan(requests, n)
+    builds = _builds()
+    planned = builds.plan(requests, n)
     logger.info(
         f"vinoground: {planned} paired videos of this rank are checked and built in the background "
-        f"({_BUILDS.workers or build_workers()} threads); a question waits only for its own video"
+        f"({builds.workers or build_workers()} threads); a question waits only for its own video"
     )
     return planned
 
@@ -375,7 +377,7 @@ def _process_docs(variant: str) -> Callable:
             start_background_builds(docs)
         elif any(d["paired"] for d in docs):
             # Tasks built before `evaluate(lm, task_dict)`: the model, hence N, is known at the first request.
-            _DEFERRED[variant] = docs
+            STATE.deferred[(NAME, variant)] = docs
         return docs
 
     def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
@@ -427,9 +429,14 @@ class _BuildProgress:
                     self.bar = None
 
 
-_PROGRESS = _BuildProgress()
-_BUILDS = BackgroundBuilds("vinoground")
-_DEFERRED: dict[str, list[dict]] = {}  # variant -> docs whose builds wait for the first request (evaluate() path)
+def _builds() -> BackgroundBuilds:
+    """This evaluation's background builder of paired videos."""
+    return STATE.builder(NAME, lambda: BackgroundBuilds(NAME))
+
+
+def _progress() -> _BuildProgress:
+    """This evaluation's progress bar over the paired videos."""
+    return STATE.builder(f"{NAME}:progress", _BuildProgress)
 
 
 def doc_to_visual(doc: dict) -> list[str]:
@@ -441,14 +448,14 @@ def doc_to_visual(doc: dict) -> list[str]:
     if doc.get("paired"):
         first, second = doc["videos"]
         n = request_num_frames(NAME, int(doc["num_frames"]))
-        deferred = _DEFERRED.pop(doc.get("variant", ""), None)
+        deferred = STATE.deferred.pop((NAME, doc.get("variant", "")), None)
         if deferred is not None:
             start_background_builds(deferred, n)
-        path, waited = _BUILDS.get(_request_key(doc), first, second, n)
-        _PROGRESS.tick(waited)
+        path, waited = _builds().get(_request_key(doc), first, second, n)
+        _progress().tick(waited)
         return [str(path)]
     if "variant" in doc and "question_id" in doc:
-        _BUILDS.observe(_request_key(doc))  # where the model is in its order, for the background builds
+        _builds().observe(_request_key(doc))  # where the model is in its order, for the background builds
     return list(doc["videos"])
 
 
@@ -478,8 +485,6 @@ def invalid_rate(items: list) -> float:
 
 def prebuild(num_frames: int | None = None) -> list[Path]:
     """Build every paired video of ``vinoground_group`` into the cache now (progress bar); returns their paths."""
-    from temporal_tasks.video import build_paired_videos
-
     n = num_frames or _num_frames()
     docs = [d for d in load_docs(variant="group") if d["paired"]]
     paths = build_paired_videos([tuple(d["videos"]) for d in docs], n, desc="vinoground: paired videos")
