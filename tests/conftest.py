@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import os
 import sys
@@ -12,7 +14,10 @@ import pytest
 
 from temporal_tasks.fixtures import write_fixtures
 from temporal_tasks.run_state import reset
+from tests.hypothesis_profiles import load as load_hypothesis_profile
 from tests.lmms_runner import BASE_ENV, ForkServer, forkable, run_subprocess, runner_mode
+
+load_hypothesis_profile()  # TEMPORAL_TASKS_HYPOTHESIS=deep: the full fuzzing budgets (tests/hypothesis_profiles.py)
 
 
 @pytest.fixture(autouse=True)
@@ -55,6 +60,7 @@ class Run:
     results: dict = field(default_factory=dict)
     samples: dict = field(default_factory=dict)  # lines with the full payload under every key it fed
     raw_samples: dict = field(default_factory=dict)  # the lines as written (lean: same_as references)
+    out: Path | None = None  # the run's folder (its results under out / "results")
 
     def metrics(self, task: str) -> dict[str, float]:
         """``{metric: value}`` of one task, without lmms-eval's ``,none`` filter suffix."""
@@ -72,11 +78,12 @@ def expand_line(line: dict) -> dict:
     return {**line, **{key: payload for key in fed_keys(line)}}
 
 
-def write_responses(path: Path, answers: dict[str, str]) -> Path:
-    """A replay file from ``{question_id: response}``."""
+def write_responses(path: Path, answers: dict[str, str] | list[dict]) -> Path:
+    """A replay file from ``{question_id: response}``, or from its lines (``{"task"?, "question_id", "response"}``)."""
+    lines = answers if isinstance(answers, list) else [{"question_id": q, "response": t} for q, t in answers.items()]
     with open(path, "w", encoding="utf-8") as fh:
-        for qid, text in answers.items():
-            fh.write(json.dumps({"question_id": qid, "response": text}) + "\n")
+        for line in lines:
+            fh.write(json.dumps(line) + "\n")
     return path
 
 
@@ -87,7 +94,7 @@ def lmms_launch(tmp_path_factory):
     server = ForkServer(tmp_path_factory.mktemp("forkserver") / "server.log") if runner_mode() == "fork" else None
 
     def launch(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float):
-        if server is not None and forkable(cmd):
+        if server is not None and forkable(cmd, env):
             return server.run(cmd, env, cwd, timeout)
         return run_subprocess(cmd, env, cwd, timeout)
 
@@ -96,58 +103,98 @@ def lmms_launch(tmp_path_factory):
         server.close()
 
 
+def run_lmms_eval(
+    out: Path,
+    tasks: str,
+    *,
+    launch,
+    fixture_root: Path,
+    cache_root: Path,
+    responses: dict[str, str] | list[dict] | Path | None = None,
+    model: str = "temporal_replay",
+    model_args: str | None = None,
+    env: dict[str, str] | None = None,
+    args: list[str] | tuple[str, ...] = (),
+    data_dir: Path | None = None,
+    expect_ok: bool = True,
+    timeout: int = 900,
+    verbosity: str = "DEBUG",
+    launcher: list[str] | None = None,
+) -> Run:
+    """``python -m lmms_eval`` writing into ``out`` (``--verbosity DEBUG`` so failures exit non-zero); its outputs."""
+    out.mkdir()
+    if isinstance(responses, dict | list):
+        responses = write_responses(out / "responses.jsonl", responses)
+    if model_args is None:
+        model_args = f"responses={responses}" if responses is not None else ""
+    cmd = ["--model", model, "--tasks", tasks, "--batch_size", "1", "--output_path", str(out / "results"),
+           "--log_samples", "--verbosity", verbosity, *args]  # fmt: skip
+    if model_args:
+        cmd[2:2] = ["--model_args", model_args]
+    # launcher: e.g. ["-m", "torch.distributed.run", "--nproc_per_node", "2"] for several processes
+    cmd = [sys.executable, *(launcher or []), "-m", "lmms_eval", *cmd]
+    full_env = dict(os.environ)
+    full_env.update(
+        TEMPORAL_TASKS_DATA_DIR=str(data_dir or fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache_root),
+        **BASE_ENV,
+    )  # fmt: skip
+    full_env.pop("TEMPORAL_TASKS_PARSER", None)
+    full_env.update(env or {})
+    proc = launch(cmd, full_env, out, timeout)
+    run_ = Run(proc.returncode, proc.stdout + proc.stderr, out=out)
+    found = sorted((out / "results").rglob("*_results.json"))
+    if found:
+        run_.results = json.loads(found[-1].read_text())
+        for sample_file in (out / "results").rglob("*_samples_*.jsonl"):
+            task = sample_file.stem.split("_samples_", 1)[1]
+            lines = [json.loads(x) for x in sample_file.read_text().splitlines() if x.strip()]
+            run_.raw_samples[task] = lines
+            run_.samples[task] = [expand_line(line) for line in lines]
+    if expect_ok:
+        assert proc.returncode == 0 and found, f"lmms-eval failed ({proc.returncode}):\n{run_.output[-6000:]}"
+    return run_
+
+
 @pytest.fixture
 def lmms_eval(fixture_root, cache_root, tmp_path, lmms_launch):
-    """Run ``python -m lmms_eval`` (``--verbosity DEBUG`` so failures exit non-zero) and read its outputs."""
+    """``lmms_eval(tasks, *, responses=, model=, model_args=, env=, args=, data_dir=, expect_ok=, timeout=,
+    verbosity=, launcher=) -> Run``: a fresh ``python -m lmms_eval`` run in ``tmp_path/run<n>`` (see
+    :func:`run_lmms_eval`)."""
     counter = {"n": 0}
 
-    def run(
-        tasks: str,
-        *,
-        responses: dict[str, str] | Path | None = None,
-        model: str = "temporal_replay",
-        model_args: str | None = None,
-        env: dict[str, str] | None = None,
-        args: list[str] | tuple[str, ...] = (),
-        data_dir: Path | None = None,
-        expect_ok: bool = True,
-        timeout: int = 900,
-        verbosity: str = "DEBUG",
-        launcher: list[str] | None = None,
-    ) -> Run:
+    def run(tasks: str, **kwargs) -> Run:
         counter["n"] += 1
-        out = tmp_path / f"run{counter['n']}"
-        out.mkdir()
-        if isinstance(responses, dict):
-            responses = write_responses(out / "responses.jsonl", responses)
-        if model_args is None:
-            model_args = f"responses={responses}" if responses is not None else ""
-        cmd = ["--model", model, "--tasks", tasks, "--batch_size", "1", "--output_path", str(out / "results"),
-               "--log_samples", "--verbosity", verbosity, *args]  # fmt: skip
-        if model_args:
-            cmd[2:2] = ["--model_args", model_args]
-        # launcher: e.g. ["-m", "torch.distributed.run", "--nproc_per_node", "2"] for several processes
-        cmd = [sys.executable, *(launcher or []), "-m", "lmms_eval", *cmd]
-        full_env = dict(os.environ)
-        full_env.update(
-            TEMPORAL_TASKS_DATA_DIR=str(data_dir or fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache_root),
-            **BASE_ENV,
-        )  # fmt: skip
-        full_env.pop("TEMPORAL_TASKS_PARSER", None)
-        full_env.update(env or {})
-        proc = lmms_launch(cmd, full_env, out, timeout)
-        run_ = Run(proc.returncode, proc.stdout + proc.stderr)
-        found = sorted((out / "results").rglob("*_results.json"))
-        if found:
-            run_.results = json.loads(found[-1].read_text())
-            for sample_file in (out / "results").rglob("*_samples_*.jsonl"):
-                task = sample_file.stem.split("_samples_", 1)[1]
-                lines = [json.loads(x) for x in sample_file.read_text().splitlines() if x.strip()]
-                run_.raw_samples[task] = lines
-                run_.samples[task] = [expand_line(line) for line in lines]
-        if expect_ok:
-            assert proc.returncode == 0 and found, f"lmms-eval failed ({proc.returncode}):\n{run_.output[-6000:]}"
-        return run_
+        where = dict(launch=lmms_launch, fixture_root=fixture_root, cache_root=cache_root)
+        return run_lmms_eval(tmp_path / f"run{counter['n']}", tasks, **where, **kwargs)
+
+    return run
+
+
+def _key_part(value):
+    """A run argument as part of a memo key: answers by content, a responses file by path and content."""
+    if isinstance(value, dict):
+        return sorted((str(k), _key_part(v)) for k, v in value.items())
+    if isinstance(value, Path):
+        return [str(value), hashlib.sha256(value.read_bytes()).hexdigest() if value.is_file() else None]
+    if isinstance(value, list | tuple):
+        return [_key_part(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="session")
+def shared_lmms_eval(fixture_root, cache_root, lmms_launch, tmp_path_factory):
+    """``lmms_eval`` for runs that several tests read and none changes: one run per distinct call (every argument,
+    answers by content) per pytest worker; each caller gets its own copy of the :class:`Run`. Tests sharing a run
+    carry ``@pytest.mark.xdist_group(name)`` so that ``--dist loadgroup`` puts them on one worker."""
+    root = tmp_path_factory.mktemp("shared_runs")
+    runs: dict[str, Run] = {}
+
+    def run(tasks: str, **kwargs) -> Run:
+        key = json.dumps([tasks, _key_part(kwargs)], sort_keys=True, default=str)
+        if key not in runs:
+            where = dict(launch=lmms_launch, fixture_root=fixture_root, cache_root=cache_root)
+            runs[key] = run_lmms_eval(root / f"run{len(runs) + 1}", tasks, **where, **kwargs)
+        return copy.deepcopy(runs[key])
 
     return run
 

@@ -39,8 +39,13 @@ def runner_mode() -> str:
     return mode
 
 
-def forkable(cmd: list[str]) -> bool:
-    """``python -m lmms_eval ...`` or ``python script.py ...``: what a warm parent can run (not a launcher)."""
+def forkable(cmd: list[str], env: dict[str, str]) -> bool:
+    """``python -m lmms_eval ...`` or ``python script.py ...`` (not a launcher), with the interpreter settings of
+    this process (``PYTHONPATH`` and the other ``PYTHON*`` variables act at interpreter start): what a warm parent
+    can run."""
+    startup = {k for k in {*env, *os.environ} if k.startswith("PYTHON")}
+    if any(env.get(k) != os.environ.get(k) for k in startup):
+        return False
     return cmd[0] == sys.executable and (cmd[1:3] == ["-m", "lmms_eval"] or cmd[1].endswith(".py"))
 
 
@@ -95,7 +100,7 @@ class ForkServer:
     def run(self, cmd: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Finished:
         """``cmd`` (``[python, "-m", "lmms_eval", ...]`` or ``[python, "script.py", ...]``) as a child of the warm
         parent."""
-        assert forkable(cmd), cmd
+        assert forkable(cmd, env), cmd
         base = {**dict(os.environ), **BASE_ENV}
         if self._proc is None or self._proc.poll() is not None:
             self._start(base)

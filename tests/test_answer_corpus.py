@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import temporal_tasks.benchmarks.velociti.tasks  # noqa: F401 - registers the VELOCITI parsers
 from temporal_tasks.parsing import PARSERS, compile_options, get_parser, option, option_keys
 from tests.answer_corpus import CORPUS, OPTIONS, PARSER, items
+from tests.hypothesis_profiles import examples
 
 ITEMS = items()
 IDS = [f"{name}:{i}" for name, entries in CORPUS.items() for i in range(len(entries))]
@@ -61,7 +62,7 @@ def test_issue_examples():
 _words = st.text(alphabet="AaBbYesNo <>/think*()_.:\n", max_size=40)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(ci=600, deep=600), deadline=None)
 @given(
     text=st.one_of(st.text(max_size=200), _words),
     texts=st.lists(st.one_of(st.text(max_size=60), _words), min_size=0, max_size=3),

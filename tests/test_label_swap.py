@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import temporal_tasks.benchmarks.velociti.tasks  # noqa: F401 - registers the VELOCITI parsers
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, is_article, option, words
 from tests.answer_corpus import CORPUS, OPTIONS, PARSER
+from tests.hypothesis_profiles import examples
 
 SWAP = {"yes": "no", "no": "yes", "A": "B", "B": "A", None: None}
 
@@ -174,7 +175,7 @@ _TAIL = [
 _LINE_WRAPS = ("**Answer:** {x}", "Final answer: {x}")
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(ci=800, deep=800), deadline=None)
 @given(
     kind=st.sampled_from(sorted(_LABEL_SETS)),
     label_index=st.integers(0, 1),

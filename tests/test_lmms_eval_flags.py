@@ -166,10 +166,11 @@ def _rescored(results_dir: Path) -> dict[str, float]:
 
 
 @pytest.mark.slow
-def test_flag_log_samples_then_rescore(flag_run, tmp_path):
-    done = flag_run()
+@pytest.mark.xdist_group("timeblind_tricky")  # the plain TRICKY run is shared with test_results and test_repeats
+def test_flag_log_samples_then_rescore(shared_lmms_eval):
+    done = shared_lmms_eval(TASK, responses=TRICKY)  # --log_samples is on in every test run
     assert len(done.samples[TASK]) == 16
-    _same_numbers(_rescored(tmp_path / "run1" / "results"), done.metrics(TASK))
+    _same_numbers(_rescored(done.out / "results"), done.metrics(TASK))
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from temporal_tasks.parsing import PARSERS, Parser, compile_options, get_parser, parser_errors, parser_mode
+from tests.hypothesis_profiles import examples
 
 YES_NO = [
     ("Yes", "yes"),
@@ -120,7 +121,7 @@ _PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(ci=1_500, deep=1_500), deadline=None)
 @given(
     text=st.one_of(
         st.text(),

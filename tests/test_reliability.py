@@ -24,6 +24,7 @@ from temporal_tasks.fixtures import demo_tasks, writers
 from temporal_tasks.parsing import PARSERS, compile_options, load_benchmark_parsers
 from temporal_tasks.registry import resolve_function
 from temporal_tasks.rescore import task_config, task_metrics
+from tests.hypothesis_profiles import examples
 
 # Benchmarks register their parsers on import of their parsers module: load them all so every parser is fuzzed.
 load_benchmark_parsers()
@@ -277,7 +278,7 @@ _CONTAINERS = st.builds(
 
 @pytest.mark.parametrize("name", sorted(PARSERS))
 @pytest.mark.parametrize("mode", ["robust", "official"])
-@settings(max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(ci=1_000, deep=10_000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.one_of(st.text(), _ANSWERISH, _MARKDOWN, _LONG, _THINKING, _CONTAINERS))
 def test_parsers_never_raise(name, mode, text):
     parser = PARSERS[name]

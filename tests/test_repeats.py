@@ -278,10 +278,11 @@ def test_vinoground_group_full_size_three_repeats(lmms_eval, full_root):
 
 
 @pytest.mark.slow
-def test_repeats_one_is_the_single_run(lmms_eval):
+@pytest.mark.xdist_group("timeblind_tricky")  # the plain TRICKY run is shared (test_results, flags)
+def test_repeats_one_is_the_single_run(lmms_eval, shared_lmms_eval):
     from tests.test_timeblind import TRICKY
 
-    plain = lmms_eval("timeblind_iacc", responses=TRICKY)
+    plain = shared_lmms_eval("timeblind_iacc", responses=TRICKY)
     once = lmms_eval("timeblind_iacc", responses=TRICKY, args=["--repeats", "1"])
     assert once.results["results"]["timeblind_iacc"] == plain.results["results"]["timeblind_iacc"]
     strip = ("doc_hash",)

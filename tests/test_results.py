@@ -25,10 +25,11 @@ def _rescored(result: dict, task: str) -> dict[str, float]:
 
 
 @pytest.mark.slow
-def test_rescore_reproduces_runs_and_export_matches_official(lmms_eval, tmp_path, capsys):
-    robust = lmms_eval("timeblind_iacc", responses=TRICKY)
-    official = lmms_eval("timeblind_iacc", responses=TRICKY, env={"TEMPORAL_TASKS_PARSER": "official"})
-    robust_dir = next(p for p in tmp_path.rglob("results") if p.is_dir())
+@pytest.mark.xdist_group("timeblind_tricky")  # the TRICKY runs are shared with test_timeblind, test_repeats, flags
+def test_rescore_reproduces_runs_and_export_matches_official(shared_lmms_eval, tmp_path, capsys):
+    robust = shared_lmms_eval("timeblind_iacc", responses=TRICKY)
+    official = shared_lmms_eval("timeblind_iacc", responses=TRICKY, env={"TEMPORAL_TASKS_PARSER": "official"})
+    robust_dir = robust.out / "results"  # read only: rescore and export write under tmp_path
 
     # 1. the same mode reproduces the run exactly, every key (CIs included)
     _same(_rescored(rescore([robust_dir]), "timeblind_iacc"), robust.metrics("timeblind_iacc"))
