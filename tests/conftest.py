@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from temporal_tasks.fixtures import write_fixtures
 from temporal_tasks.run_state import reset
@@ -28,11 +29,24 @@ def fresh_run_state():
     reset()
 
 
+def session_dir(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this session sees (the workers' base folders are in it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def fixture_root(tmp_path_factory) -> Path:
-    """Every benchmark fixture, written once per session (the TEMPORAL_TASKS_DATA_DIR of CLI runs)."""
-    root = tmp_path_factory.mktemp("data")
-    write_fixtures(root)
+    """Every benchmark fixture, written once per session for all workers (the TEMPORAL_TASKS_DATA_DIR of CLI runs);
+    tests only read it."""
+    shared = session_dir(tmp_path_factory)
+    root = shared / "fixture_data"
+    with FileLock(str(shared / "fixture_data.lock")):
+        if not (shared / "fixture_data.complete").is_file():
+            shutil.rmtree(root, ignore_errors=True)  # a worker that died while writing
+            root.mkdir()
+            write_fixtures(root)
+            (shared / "fixture_data.complete").touch()
     return root
 
 
@@ -141,7 +155,12 @@ def run_lmms_eval(
     full_env.pop("TEMPORAL_TASKS_PARSER", None)
     full_env.update(env or {})
     proc = launch(cmd, full_env, out, timeout)
-    run_ = Run(proc.returncode, proc.stdout + proc.stderr, out=out)
+    return read_run(out, proc.returncode, proc.stdout + proc.stderr, expect_ok)
+
+
+def read_run(out: Path, returncode: int, output: str, expect_ok: bool = True) -> Run:
+    """The :class:`Run` of a finished lmms-eval run in ``out``; with ``expect_ok``, it must have succeeded."""
+    run_ = Run(returncode, output, out=out)
     found = sorted((out / "results").rglob("*_results.json"))
     if found:
         run_.results = json.loads(found[-1].read_text())
@@ -151,7 +170,7 @@ def run_lmms_eval(
             run_.raw_samples[task] = lines
             run_.samples[task] = [expand_line(line) for line in lines]
     if expect_ok:
-        assert proc.returncode == 0 and found, f"lmms-eval failed ({proc.returncode}):\n{run_.output[-6000:]}"
+        assert returncode == 0 and found, f"lmms-eval failed ({returncode}):\n{run_.output[-6000:]}"
     return run_
 
 
@@ -184,17 +203,23 @@ def _key_part(value):
 @pytest.fixture(scope="session")
 def shared_lmms_eval(fixture_root, cache_root, lmms_launch, tmp_path_factory):
     """``lmms_eval`` for runs that several tests read and none changes: one run per distinct call (every argument,
-    answers by content) per pytest worker; each caller gets its own copy of the :class:`Run`. Tests sharing a run
-    carry ``@pytest.mark.xdist_group(name)`` so that ``--dist loadgroup`` puts them on one worker."""
-    root = tmp_path_factory.mktemp("shared_runs")
-    runs: dict[str, Run] = {}
+    answers by content) for the whole session, whichever pytest-xdist worker asks first; the others wait for it and
+    read it. Each caller gets its own :class:`Run` read from the run's folder."""
+    root = session_dir(tmp_path_factory) / "shared_runs"
+    root.mkdir(exist_ok=True)
 
-    def run(tasks: str, **kwargs) -> Run:
+    def run(tasks: str, *, expect_ok: bool = True, **kwargs) -> Run:
         key = json.dumps([tasks, _key_part(kwargs)], sort_keys=True, default=str)
-        if key not in runs:
-            where = dict(launch=lmms_launch, fixture_root=fixture_root, cache_root=cache_root)
-            runs[key] = run_lmms_eval(root / f"run{len(runs) + 1}", tasks, **where, **kwargs)
-        return copy.deepcopy(runs[key])
+        digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+        out, meta = root / digest, root / f"{digest}.json"
+        with FileLock(str(root / f"{digest}.lock")):
+            if not meta.is_file():
+                shutil.rmtree(out, ignore_errors=True)  # a worker that died during the run
+                where = dict(launch=lmms_launch, fixture_root=fixture_root, cache_root=cache_root)
+                done = run_lmms_eval(out, tasks, **where, **kwargs, expect_ok=False)
+                meta.write_text(json.dumps({"key": key, "returncode": done.returncode, "output": done.output}))
+        record = json.loads(meta.read_text())
+        return read_run(out, record["returncode"], record["output"], expect_ok)
 
     return run
 

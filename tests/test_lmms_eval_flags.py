@@ -166,7 +166,6 @@ def _rescored(results_dir: Path) -> dict[str, float]:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("timeblind_tricky")  # the plain TRICKY run is shared with test_results and test_repeats
 def test_flag_log_samples_then_rescore(shared_lmms_eval):
     done = shared_lmms_eval(TASK, responses=TRICKY)  # --log_samples is on in every test run
     assert len(done.samples[TASK]) == 16

@@ -278,7 +278,6 @@ def test_vinoground_group_full_size_three_repeats(lmms_eval, full_root):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("timeblind_tricky")  # the plain TRICKY run is shared (test_results, flags)
 def test_repeats_one_is_the_single_run(lmms_eval, shared_lmms_eval):
     from tests.test_timeblind import TRICKY
 

@@ -25,7 +25,6 @@ def _rescored(result: dict, task: str) -> dict[str, float]:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("timeblind_tricky")  # the TRICKY runs are shared with test_timeblind, test_repeats, flags
 def test_rescore_reproduces_runs_and_export_matches_official(shared_lmms_eval, tmp_path, capsys):
     robust = shared_lmms_eval("timeblind_iacc", responses=TRICKY)
     official = shared_lmms_eval("timeblind_iacc", responses=TRICKY, env={"TEMPORAL_TASKS_PARSER": "official"})

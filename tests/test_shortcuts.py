@@ -223,7 +223,6 @@ def _shortcut_lines() -> list[dict]:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("shortcuts")
 @pytest.mark.parametrize("bench", list(MAIN))
 def test_cli_variants_score_like_the_main_task(shared_lmms_eval, offline_env, bench):
     # one run of the four groups serves the four benchmarks (each group alone: the same numbers, as a task's

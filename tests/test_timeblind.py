@@ -231,7 +231,6 @@ def test_aggregations_match_official_rule(offline_env, monkeypatch, mode):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("timeblind_tricky")  # the official-mode run is shared with test_results
 @pytest.mark.parametrize("mode", ["robust", "official"])
 def test_cli_replay_equals_official_scorer(shared_lmms_eval, fixture_root, mode):
     run = shared_lmms_eval("timeblind_iacc", responses=TRICKY, env={"TEMPORAL_TASKS_PARSER": mode})
