@@ -20,7 +20,8 @@ from pathlib import Path
 from temporal_tasks import lm_eval_tasks_dir
 from temporal_tasks.benchmarks import get, registered
 from temporal_tasks.data import language_only
-from temporal_tasks.harness import doc_to_text, parse_disagreement, truncated_rate
+from temporal_tasks.diagnostics import parse_disagreement, truncated_rate
+from temporal_tasks.doc_hooks import doc_to_text
 from temporal_tasks.registry import load_task_yaml, our_tasks, resolve_function
 
 # lm-eval task -> its benchmark (the shim file's name): the blind variant of each benchmark's main task.

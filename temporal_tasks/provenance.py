@@ -1,6 +1,6 @@
 """The provenance record of a run: what produced each task's numbers, in one stable, documented shape.
 
-Built in ``process_docs`` (:func:`temporal_tasks.harness.docs_dataset`) from the docs just loaded and the
+Built in ``process_docs`` (:func:`temporal_tasks.task_docs.docs_dataset`) from the docs just loaded and the
 run's settings, and stored in the task config's ``metadata`` as ``metadata.provenance``. lmms-eval then
 
 * writes it into the results JSON under ``configs.<task>.metadata.provenance`` (``dump_config``), and

@@ -1,7 +1,7 @@
 """The scoring core: every metric and CI of every benchmark comes from :func:`score` over a payload table.
 
 A *payload* is the per-question dict our ``process_results`` returns (see
-:func:`temporal_tasks.harness.make_payload`). It carries ``question_id``, ``group_id``,
+:func:`temporal_tasks.payloads.make_payload`). It carries ``question_id``, ``group_id``,
 ``role``, ``group_size``, the raw ``answer``, the ``gold`` label, the parsed ``pred``
 (``None`` = unreadable) and ``correct``.
 

@@ -268,7 +268,7 @@ def _fingerprint(items: Sequence[Any]) -> tuple:
 
 
 def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
-    # A payload with a ``twin`` (harness.PrimaryPayload: the lean samples file's full copy under the primary
+    # A payload with a ``twin`` (payloads.PrimaryPayload: the lean samples file's full copy under the primary
     # key) stands for that shared object, so that one table serves every metric key of a task.
     if not items or getattr(items[0], "twin", None) is None:
         return items

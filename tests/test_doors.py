@@ -310,7 +310,7 @@ def test_contract_multiple_choice_results_reach_process_results_as_text(kept):
     from lmms_eval.api.instance import Instance, unwrap_generation_output
     from lmms_eval.filters import build_filter_ensemble
 
-    from temporal_tasks.harness import FirstOfRepeats
+    from temporal_tasks.doc_hooks import FirstOfRepeats
 
     src = inspect.getsource(inspect.unwrap(evaluator.evaluate))
     assert "text, tc = unwrap_generation_output(x)" in src and "req.resps.append(text)" in src, (
@@ -477,7 +477,7 @@ def test_announce_prints_once_on_stderr(capsys):
 
 
 def test_num_fewshot_above_zero_is_a_clear_error(monkeypatch):
-    from temporal_tasks.harness import check_zero_shot
+    from temporal_tasks.task_docs import check_zero_shot
 
     def simple_evaluate(model_args=None, num_fewshot=None):
         check_zero_shot()
@@ -741,7 +741,7 @@ def test_flag_matrix(row, lmms_eval, fixture_root, cache_root, tmp_path, monkeyp
         # lmms-eval 0.7.3 asks each question k times and every answer is scored (issue 23). The replay gives
         # both repeats the same answer: every value is the single run's, plus the stability keys of each group
         # metric (consensus = the value, every group consistent, SD 0). tests/test_repeats.py: differing repeats.
-        from temporal_tasks.harness import is_group_metric
+        from temporal_tasks.payloads import is_group_metric
 
         done = run("--repeats", "2").metrics(task)
         want = _expected(data, monkeypatch)

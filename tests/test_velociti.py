@@ -342,7 +342,7 @@ def test_yaml_lists_every_metric_key(task, keys):
     cfg = _task_yaml(task)
     names = [m["metric"] for m in cfg["metric_list"]]
     if cfg["output_type"] == "generate_until":  # --repeats k: each group metric's three stability keys too
-        from temporal_tasks.harness import is_group_metric
+        from temporal_tasks.payloads import is_group_metric
         from temporal_tasks.scoring import STABILITY
 
         keys = (*keys, *(f"{k}_{s}" for k in keys if is_group_metric(k) for s in STABILITY))
@@ -350,7 +350,7 @@ def test_yaml_lists_every_metric_key(task, keys):
     for m in cfg["metric_list"]:
         module, _, fn = m["aggregation"][1].rpartition(".")
         if m["metric"] in ("parse_disagreement", "truncated_rate"):  # shared by every generate task
-            assert m["aggregation"][1] == f"temporal_tasks.harness.{m['metric']}"
+            assert m["aggregation"][1] == f"temporal_tasks.diagnostics.{m['metric']}"
             continue
         assert module == "temporal_tasks.benchmarks.velociti.aggregations" and callable(getattr(velociti_agg, fn))
     if cfg["output_type"] == "generate_until":

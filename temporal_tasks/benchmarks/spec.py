@@ -39,7 +39,7 @@ class MetricList:
     ``ci``), the ``per_category`` blocks, then the ``--repeats`` stability keys of every group metric
     (``stability``). An entry's aggregation is the function of the same name (``prefix`` + key) in the
     benchmark's generated ``aggregations`` module; ``parse_disagreement`` and ``truncated_rate`` are the
-    shared ones of :mod:`temporal_tasks.harness`.
+    shared ones of :mod:`temporal_tasks.diagnostics`.
     """
 
     file: str  # relative to the benchmark's task folder

@@ -30,9 +30,9 @@ from temporal_tasks.benchmarks.temporalbench.loader import (
 from temporal_tasks.data import (
     DataError,
 )
-from temporal_tasks.harness import answers, docs_dataset, first_answer, make_payload, share, with_repeat_keys
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import truncated_thinking
+from temporal_tasks.payloads import answers, first_answer, make_payload, share, with_repeat_keys
 from temporal_tasks.scoring import (
     Metric,
     MetricResult,
@@ -42,6 +42,7 @@ from temporal_tasks.scoring import (
     slug,
     stability_aggregations,
 )
+from temporal_tasks.task_docs import docs_dataset
 
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
 ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"

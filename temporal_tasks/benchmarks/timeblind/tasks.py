@@ -31,10 +31,11 @@ from temporal_tasks.data import (
     read_jsonl,
     require_fields,
 )
-from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
+from temporal_tasks.payloads import answers, make_payload, results_for
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.task_docs import docs_dataset
 
 NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")

@@ -26,11 +26,11 @@ from typing import Any
 
 from temporal_tasks.benchmarks.velociti.loader import ALL_TESTS, CONTROL, NAME, TESTS, load_docs
 from temporal_tasks.compat import loss_value
-from temporal_tasks.harness import answers, docs_dataset, make_payload, share, with_repeat_keys
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import (
     parser_mode,
 )
+from temporal_tasks.payloads import answers, make_payload, share, with_repeat_keys
 from temporal_tasks.scoring import (
     GroupOutcomes,
     InvalidPolicy,
@@ -41,6 +41,7 @@ from temporal_tasks.scoring import (
     score,
     stability_aggregations,
 )
+from temporal_tasks.task_docs import docs_dataset
 
 
 def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split

@@ -11,10 +11,11 @@ from temporal_tasks.data import (
     read_jsonl,
     require_fields,
 )
-from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
 from temporal_tasks.official_rules import official_first_char
 from temporal_tasks.parsing import YES_NO_OPTIONS, Parser, register_parser, robust_yes_no
+from temporal_tasks.payloads import answers, make_payload, results_for
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.task_docs import docs_dataset
 
 NAME = "toybench"
 FILE = "questions.jsonl"
