@@ -68,7 +68,8 @@ def load(page: Path, fragment: str = "", *, tmp: Path, budget_ms: int = 5000) ->
     cmd = [chromium(), *FLAGS, f"--user-data-dir={tmp / 'profile'}", f"--log-net-log={netlog}",
            f"--virtual-time-budget={budget_ms}", "--dump-dom", url]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and "<html" in proc.stdout, f"chromium failed ({proc.returncode}): {proc.stderr[-3000:]}"
+    ok = proc.returncode == 0 and "<html" in proc.stdout
+    assert ok, f"chromium failed ({proc.returncode}): {proc.stderr[-3000:]}"
     console = [line for line in proc.stderr.splitlines() if _CONSOLE.search(line)]
     return Page(proc.stdout, console, _page_requests(netlog))
 

@@ -49,8 +49,8 @@ def _timeblind(docs: list[dict]) -> dict[str, str]:
 
 
 def _vinoground(docs: list[dict]) -> dict[str, str]:
-    """Pair 0 right; 1: pos_text wrong (text wrong only, B to both as neg_text's gold is B); 2: pos_video cut off while thinking; 3: both video
-    questions answered "A" (video wrong only, same answer to both)."""
+    """Pair 0 right; 1: pos_text wrong (text wrong only, B to both as neg_text's gold is B); 2: pos_video cut off
+    while thinking; 3: both video questions answered "A" (video wrong only, same answer to both)."""
     out = {}
     for d in docs:
         pair, role, gold = int(d["group_id"].split("/")[1]), d["role"], d["gold"]

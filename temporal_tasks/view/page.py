@@ -25,14 +25,16 @@ th { text-align: left; background: #f4f4f4; } td.num { text-align: right; font-v
 .group.selected { border-color: #d60; box-shadow: 0 0 0 2px #fc8; }
 .group summary { cursor: pointer; } .gid { font-family: monospace; margin-right: .6em; }
 .badge { border-radius: 3px; padding: 0 5px; margin-right: .4em; font-size: .85em; color: #fff; }
-.badge.right { background: #2a7; } .badge.failed { background: #c33; } .badge.unscored, .badge.absent { background: #999; }
+.badge.right { background: #2a7; } .badge.failed { background: #c33; }
+.badge.unscored, .badge.absent { background: #999; }
 .shape { font-style: italic; margin-right: .6em; } .cats { color: #666; font-size: .85em; }
 .members { width: 100%; margin: 4px 0; } .members td.prompt { max-width: 28em; white-space: pre-wrap; }
 td.run.ok { background: #eef9f1; } td.run.bad { background: #fdeeee; }
 .answer pre { white-space: pre-wrap; margin: 0; font: 13px/1.35 ui-monospace, monospace; max-width: 40em; }
 .reasoning summary { color: #666; font-size: .85em; } .reasoning pre { color: #666; max-height: 20em; overflow: auto; }
 mark { background: #ffe066; } .empty { color: #999; } .readings { font-size: .85em; color: #444; }
-.flag { display: inline-block; font-size: .75em; background: #fd8; border-radius: 3px; padding: 0 4px; margin: 2px 3px 0 0; }
+.flag { display: inline-block; font-size: .75em; background: #fd8; border-radius: 3px; padding: 0 4px;
+  margin: 2px 3px 0 0; }
 #refused[data-refused=true] { color: #b00; font-weight: 600; }
 #pager { margin: .6em 0; }
 """
@@ -67,7 +69,8 @@ BODY = """
   <h2>Provenance</h2>
   <div id="provenance"></div>
   <h2>Groups <span id="match-count"></span></h2>
-  <div id="pager"><button id="prev">previous</button> <span id="page-label"></span> <button id="next">next</button></div>
+  <div id="pager"><button id="prev">previous</button> <span id="page-label"></span>
+  <button id="next">next</button></div>
   <div id="groups"></div>
 </section>
 """
@@ -95,7 +98,7 @@ def render(data: dict) -> str:
     """The whole page."""
     title = "temporal-tasks view: " + " vs ".join(r["label"] for r in data["runs"])
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         # an empty inline icon: the browser does not go looking for /favicon.ico
         '<link rel="icon" href="data:,">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -19,7 +19,9 @@ SCRIPT = r"""
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
-    if (attrs) { for (var k in attrs) { if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]); } }
+    for (var k in (attrs || {})) {
+      if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]);
+    }
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
@@ -103,7 +105,8 @@ SCRIPT = r"""
       var sum = el("p", {"class": "counts", "data-run": i, "data-right": c.right, "data-failed": c.failed,
         "data-unscored": c.unscored, "data-questions": r.questions},
         runName(i) + ": " + r.questions + " questions; groups by " + r.metric_label + " (" + r.reading +
-        " reading): " + c.right + " right, " + c.failed + " failed" + (c.unscored ? ", " + c.unscored + " not scored" : ""));
+        " reading): " + c.right + " right, " + c.failed + " failed" +
+        (c.unscored ? ", " + c.unscored + " not in the metric (incomplete or left out)" : ""));
       shapes.appendChild(sum);
       var ul = el("ul", {"data-run": i});
       Object.keys(r.shapes).forEach(function (s) {
@@ -272,7 +275,9 @@ SCRIPT = r"""
     var list = matching(t);
     var pages = Math.max(1, Math.ceil(list.length / PAGE));
     if (state.group) {
-      for (var i = 0; i < list.length; i++) if (list[i].id === state.group) { state.page = Math.floor(i / PAGE) + 1; break; }
+      for (var i = 0; i < list.length; i++) {
+        if (list[i].id === state.group) { state.page = Math.floor(i / PAGE) + 1; break; }
+      }
     }
     state.page = Math.min(state.page, pages);
     var count = document.getElementById("match-count");
@@ -281,7 +286,9 @@ SCRIPT = r"""
     count.textContent = list.length + " of " + t.groups.length + " groups";
     var box = clear(document.getElementById("groups"));
     var frag = document.createDocumentFragment();
-    list.slice((state.page - 1) * PAGE, state.page * PAGE).forEach(function (g) { frag.appendChild(renderGroup(t, g)); });
+    list.slice((state.page - 1) * PAGE, state.page * PAGE).forEach(function (g) {
+      frag.appendChild(renderGroup(t, g));
+    });
     box.appendChild(frag);
     var pager = document.getElementById("pager");
     pager.setAttribute("data-page", state.page);
@@ -299,7 +306,9 @@ SCRIPT = r"""
     document.getElementById("category").value = state.category;
     document.getElementById("search").value = state.q;
     var boxes = document.querySelectorAll("#filters input[data-filter]");
-    for (var i = 0; i < boxes.length; i++) boxes[i].checked = state.filter.indexOf(boxes[i].getAttribute("data-filter")) >= 0;
+    for (var i = 0; i < boxes.length; i++) {
+      boxes[i].checked = state.filter.indexOf(boxes[i].getAttribute("data-filter")) >= 0;
+    }
   }
 
   function renderAll() {
@@ -338,10 +347,13 @@ SCRIPT = r"""
     var timer = null;
     document.getElementById("search").addEventListener("input", function (e) {
       clearTimeout(timer);
-      timer = setTimeout(function () { state.q = e.target.value; state.page = 1; state.group = ""; renderGroups(); }, 150);
+      timer = setTimeout(function () {
+        state.q = e.target.value; state.page = 1; state.group = ""; renderGroups();
+      }, 150);
     });
-    document.getElementById("prev").addEventListener("click", function () { state.page -= 1; state.group = ""; renderGroups(); });
-    document.getElementById("next").addEventListener("click", function () { state.page += 1; state.group = ""; renderGroups(); });
+    function turn(by) { return function () { state.page += by; state.group = ""; renderGroups(); }; }
+    document.getElementById("prev").addEventListener("click", turn(-1));
+    document.getElementById("next").addEventListener("click", turn(1));
     window.addEventListener("hashchange", function () { state = readHash(); renderAll(); });
     renderAll();
     document.body.setAttribute("data-ready", "true");
