@@ -37,6 +37,12 @@ def number(x: Any) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
+def category_key(category: object) -> str:
+    """A payload's category as the metric keys spell it (``Event Attribute`` -> ``event_attribute``), so the
+    category filter and ``#category=`` links use the names of the per-category keys."""
+    return re.sub(r"[^0-9a-z]+", "_", str(category).lower()).strip("_")
+
+
 def read_span(answer: str, cut_off: bool) -> tuple[int, list[int] | None]:
     """``(k, h)``: the answer's reasoning is ``answer[:k]`` (folded in the page); ``h`` is the ``[start, end)`` of
     the part the robust reading read (the explicit answer container), or None when it read the whole rest."""
@@ -173,7 +179,7 @@ def task_groups(task: str, file: Path, prompts: dict[str, int]) -> dict:
             outcome = "right" if all(p.get("correct") for p in payloads) else "failed"
         ms = [_member(p, line, prompts) for p, line in pairs]
         flags = sorted({f for m in ms for f in m["fl"]})
-        cats = sorted({str(c).lower() for p in payloads for c in p.get("categories") or ()})
+        cats = sorted({category_key(c) for p in payloads for c in p.get("categories") or ()})
         shape = group_shape(payloads, shaper) if outcome == "failed" else ""
         groups.append({"id": gid, "c": cats, "o": outcome, "s": shape, "f": flags, "m": ms})
     return {

@@ -10,6 +10,7 @@ as markup.
 SCRIPT = r"""
 (function () {
   "use strict";
+  var started = performance.now();
   var DATA = JSON.parse(document.getElementById("view-data").textContent);
   var PAGE = 50;
   var FILTERS = ["failed", "disagree", "unreadable", "cut_off", "repeats_differ"];
@@ -357,6 +358,9 @@ SCRIPT = r"""
     window.addEventListener("hashchange", function () { state = readHash(); renderAll(); });
     renderAll();
     document.body.setAttribute("data-ready", "true");
+    // milliseconds from navigation to the first render, and of those the script's (data parsing and rendering)
+    document.body.setAttribute("data-load-ms", Math.round(performance.now()));
+    document.body.setAttribute("data-script-ms", Math.round(performance.now() - started));
   }
   init();
 })();
