@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import cli
+from temporal_tasks.benchmarks import get
 from temporal_tasks.compare import compare_runs
 from temporal_tasks.rescore import rescore
 from temporal_tasks.view.extract import read_span
+from temporal_tasks.view.shapes import group_shape, member_flags
 from tests.browser import load, parse
 
 TASKS = (
@@ -155,6 +157,39 @@ def test_read_span_folds_reasoning_and_marks_the_read_part():
     assert answer[:k].endswith("</think>") and answer[h[0] : h[1]] == "Yes"
     assert read_span(CUT, cut_off=True) == (len(CUT), None)
     assert read_span("No.", cut_off=False) == (0, None)
+
+
+def _m(role: str, gold: str, pred: str | None, **extra) -> dict:
+    return {"role": role, "gold": gold, "pred": pred, "correct": pred == gold, "parser": "p", **extra}
+
+
+def test_member_flags_and_failure_shapes():
+    flags = member_flags(_m("a", "yes", None, pred_robust=None, pred_official="yes", truncated=True))
+    assert flags == ["unreadable", "cut_off", "disagree"]
+    assert member_flags(_m("a", "yes", "yes", repeats=[{"pred": "yes"}, {"pred": "no"}])) == ["repeats_differ"]
+    timeblind = get("timeblind").hook("view")
+    gold = {"q0_v0": "yes", "q0_v1": "no", "q1_v0": "no", "q1_v1": "yes"}
+
+    def instance(**preds: str) -> list[dict]:
+        return [_m(role, g, preds.get(role, g)) for role, g in gold.items()]
+
+    assert group_shape(instance(q0_v1="yes", q1_v0="yes"), timeblind) == "same answer on both videos"
+    assert group_shape(instance(q1_v1="no"), timeblind) == "right on one video only"
+    assert group_shape(instance(q0_v0="no", q0_v1="yes"), timeblind) == "wrong on both videos"
+    assert group_shape(instance(q0_v0=None), timeblind) == "unreadable answer"
+    velociti = get("velociti").hook("view")
+    assert group_shape([_m("pos", "yes", "yes"), _m("neg", "no", "yes")], velociti) == "Yes to both captions"
+    assert group_shape([_m("posA", "A", "A"), _m("posB", "B", "A")], velociti) == "same letter (A) in both orders"
+    # no hook: the generic shapes
+    assert group_shape([_m("0", "yes", "no"), _m("1", "no", "yes")]) == "every answer wrong"
+    assert group_shape([_m("0", "yes", "yes"), _m("1", "no", "yes")]) == "same answer to every question"
+
+
+def test_browser_check_sees_console_errors_and_requests(tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text('<html><body><img src="http://example.invalid/x.png"><script>throw new Error("boom")</script>')
+    page = load(bad, tmp=tmp_path / "chromium")
+    assert any("boom" in line for line in page.console) and page.requests == ["http://example.invalid/x.png"]
 
 
 def test_view_page_is_self_contained(views):

@@ -173,8 +173,8 @@ def task_groups(task: str, file: Path, prompts: dict[str, int]) -> dict:
         payloads = [p for p, _line in pairs]
         if outcomes is not None:
             outcome = "unscored" if gid not in scored else ("right" if scored[gid] else "failed")
-        elif len(payloads) < sizes[gid]:
-            outcome = "unscored"
+        elif len(payloads) < sizes[gid] or not any("correct" in p for p in payloads):
+            outcome = "unscored"  # incomplete, or answers with no right or wrong (free-text similarity)
         else:
             outcome = "right" if all(p.get("correct") for p in payloads) else "failed"
         ms = [_member(p, line, prompts) for p, line in pairs]
