@@ -192,6 +192,7 @@ def test_browser_check_sees_console_errors_and_requests(tmp_path):
     assert any("boom" in line for line in page.console) and page.requests == ["http://example.invalid/x.png"]
 
 
+@pytest.mark.slow
 def test_view_page_is_self_contained(views):
     html = views["one"].read_text(encoding="utf-8")
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
@@ -204,6 +205,7 @@ def test_view_page_is_self_contained(views):
     assert size <= 1.5 * samples, (size, samples)
 
 
+@pytest.mark.slow
 def test_view_one_run_in_browser(views, tmp_path):
     base, docs = views["base"], views["docs"]
     results = _results(base)["timeblind_iacc"]
@@ -260,6 +262,7 @@ def test_view_one_run_in_browser(views, tmp_path):
     assert dom.find(id="match-count").attrs["data-count"] == "1" and not dom.find_all(id="injected")
 
 
+@pytest.mark.slow
 def test_view_opens_every_benchmark_in_browser(views, tmp_path):
     results, docs = _results(views["base"]), views["docs"]
     failed = {"timeblind_iacc": 3, "vinoground_group": 3}
@@ -277,6 +280,7 @@ def test_view_opens_every_benchmark_in_browser(views, tmp_path):
         assert count.attrs["data-count"] == str(failed.get(task, 1)), task  # elsewhere the last group only
 
 
+@pytest.mark.slow
 def test_view_two_runs_in_browser(views, tmp_path):
     rows, _notes = compare_runs(next(views["base"].rglob("*_results.json")), next(views["new"].rglob("*_results.json")),
                                 categories=True)  # fmt: skip
