@@ -320,3 +320,23 @@ def test_view_command_errors(tmp_path, capsys):
     assert "no such file or folder" in capsys.readouterr().err
     assert cli.main(["view", str(tmp_path), str(tmp_path), str(tmp_path)]) == 2
     assert "one run or two" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_view_frames_embeds_thumbnails_of_failed_groups(views, fixture_root, cache_root, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
+    monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache_root))
+    out = tmp_path / "frames.html"
+    assert cli.main(["view", str(views["base"]), "--frames", "2", "--out", str(out)]) == 0
+    assert "thumbnails (2 per video of the failed groups)" in capsys.readouterr().out
+    page = load(out, "task=timeblind_iacc", tmp=tmp_path / "chromium")
+    _clean(page)
+    dom = parse(page.dom)
+    # instances 1-3 failed: 4 questions x 1 video x 2 frames each; instance 0 (right) has none
+    for gid, count in (("timeblind/0", 0), ("timeblind/1", 8), ("timeblind/2", 8), ("timeblind/3", 8)):
+        images = dom.find("details", data_group=gid).find_all("img")
+        assert len(images) == count and all(i.attrs["src"].startswith("data:image/jpeg;base64,") for i in images)
+    # the data must be the run's: other data stop with the reason
+    monkeypatch.setenv("TEMPORAL_TASKS_DATA_DIR", str(tmp_path / "nothing"))
+    assert cli.main(["view", str(views["base"]), "--frames", "2", "--out", str(out)]) == 2
+    assert "--frames needs the videos of" in capsys.readouterr().err

@@ -13,22 +13,32 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.view.build import view_data
+from temporal_tasks.view.frames import add_thumbnails
 from temporal_tasks.view.page import write_page
 
 __all__ = ["add_view_parser", "write_view"]
 
 
-def write_view(paths: list[str | Path], out: str | Path, runs: list[str | None] | None = None) -> tuple[Path, dict]:
-    """Write the viewer of one run (or two: BASE, NEW) to ``out``; returns the file and its data."""
+def write_view(
+    paths: list[str | Path], out: str | Path, runs: list[str | None] | None = None, frames: int | None = None
+) -> tuple[Path, dict]:
+    """Write the viewer of one run (or two: BASE, NEW) to ``out``; returns the file and its data.
+
+    ``frames`` K: embed K thumbnails per video of the failed groups' questions (needs the benchmark data).
+    """
     data = view_data(paths, runs)
+    if frames is not None:
+        data["frames"] = {"k": frames, "thumbnails": add_thumbnails(data, frames)}
     return write_page(data, out), data
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    path, data = write_view(args.results, out, args.run)
+    path, data = write_view(args.results, out, args.run, args.frames)
     for note in data["notes"]:
         print(f"note: {note}")
+    if "frames" in data:
+        print(f"embedded {data['frames']['thumbnails']} thumbnails ({args.frames} per video of the failed groups)")
     size, read = path.stat().st_size, data["samples_bytes"]
     ratio = f", {size / read:.2f}x the {read / 1e6:.2f} MB of samples read" if read else ""
     print(f"wrote {path} ({size / 1e6:.2f} MB{ratio}); open it in a browser (no server, works offline)")
@@ -46,6 +56,10 @@ def add_view_parser(subparsers: Any) -> Any:
     p.add_argument(
         "--run", action="append",
         help="which run, when a folder holds several: its stamp or file (give it once per run, in order)",
+    )  # fmt: skip
+    p.add_argument(
+        "--frames", type=int, metavar="K",
+        help="embed K thumbnails per video of the failed groups' questions (reads the benchmark data; bigger file)",
     )  # fmt: skip
     p.set_defaults(func=_cmd_view)
     return p

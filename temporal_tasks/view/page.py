@@ -37,6 +37,7 @@ mark { background: #ffe066; } .empty { color: #999; } .readings { font-size: .85
   margin: 2px 3px 0 0; }
 #refused[data-refused=true] { color: #b00; font-weight: 600; }
 #pager { margin: .6em 0; }
+.thumbs .strip { margin-top: 3px; white-space: nowrap; } .thumbs img { height: 48px; margin-right: 2px; }
 """
 
 BODY = """

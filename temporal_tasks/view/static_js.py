@@ -228,6 +228,18 @@ SCRIPT = r"""
     return td;
   }
 
+  function thumbs(t, refs) {
+    var box = el("div", {"class": "thumbs"});
+    refs.forEach(function (i) {
+      var v = t.videos[i];
+      var strip = el("div", {"class": "strip", "title": v[0], "data-video": v[0]});
+      // data: URIs made by the command (JPEG thumbnails), never a network address
+      v[1].forEach(function (uri) { strip.appendChild(el("img", {src: uri, alt: v[0]})); });
+      box.appendChild(strip);
+    });
+    return box;
+  }
+
   function renderGroup(t, g) {
     var outcomes = g.r.map(function (r) { return r ? r.o : "absent"; });
     var box = el("details", {"class": "group", "id": "group-" + g.id, "data-group": g.id,
@@ -262,7 +274,9 @@ SCRIPT = r"""
       var m = row.m;
       var tr = el("tr", {"class": "member", "data-question": m.q, "data-role": m.r});
       tr.appendChild(el("td", {"class": "role"}, m.r));
-      tr.appendChild(el("td", {"class": "prompt"}, t.prompts[m.p]));
+      var prompt = el("td", {"class": "prompt"}, t.prompts[m.p]);
+      if (m.v && t.videos) prompt.appendChild(thumbs(t, m.v));
+      tr.appendChild(prompt);
       tr.appendChild(el("td", {"class": "gold"}, m.g));
       g.r.forEach(function (r, i) { tr.appendChild(row.cells[i] ? runCell(row.cells[i], i) : el("td", null, "-")); });
       table.appendChild(tr);
