@@ -225,6 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_compare_parser(sub)
 
+    from temporal_tasks.view import add_view_parser
+
+    add_view_parser(sub)
+
     from temporal_tasks.bench import add_bench_parser
 
     add_bench_parser(sub)
