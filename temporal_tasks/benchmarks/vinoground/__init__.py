@@ -44,7 +44,6 @@ SPEC = Benchmark(
     package=__name__,
     hf_repo="HanSolo9682/Vinoground",
     paper="Zhang, Cai, Lee: Vinoground, scrutinizing LMMs over dense temporal reasoning with short videos",
-    headline=("text_score", "video_score", "group_score", "invalid_rate", "parse_disagreement", "truncated_rate"),
     families=("text_score", "video_score", "group_score"),
     categories=CATEGORIES,
     tasks=("vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video"),

@@ -16,6 +16,7 @@ from temporal_tasks.parsing import YES_NO_OPTIONS, Parser, register_parser, robu
 from temporal_tasks.payloads import answers, make_payload, results_for
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
 from temporal_tasks.task_docs import docs_dataset
+from toybench import SPEC
 
 NAME = "toybench"
 FILE = "questions.jsonl"
@@ -71,12 +72,14 @@ def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder sp
     return docs_dataset(load_docs)
 
 
-HEADLINE = ("pair_acc", "invalid_rate", "parse_disagreement", "truncated_rate", "pair_acc_ci_low", "pair_acc_ci_high")
+# The keys every question feeds and the families of its category keys: declared once, in the spec's metric list.
+HEADLINE = tuple(SPEC.metric_lists[0].keys())
+PER_CATEGORY = tuple(f for block in SPEC.metric_lists[0].per_category for f in block.families)
 
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """The question's payload under the headline keys and its category's key."""
-    return results_for(make_payload(doc, answers(results)), HEADLINE, per_category=("pair_acc",))
+    return results_for(make_payload(doc, answers(results)), HEADLINE, per_category=PER_CATEGORY)
 
 
 METRICS = {"pair_acc": Metric("all")}  # a video counts when both its questions are right
