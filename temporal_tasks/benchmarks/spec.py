@@ -81,6 +81,8 @@ class Benchmark:
     # Hooks, "module:function" (``.module`` is relative to ``package``); None: the benchmark has none.
     check: str | None = None  # (BenchmarkData, videos to decode per part) -> list[check.Part]
     export: str | None = None  # (samples files by task, out dir) -> files written, in the official scorers' format
+    # (importer.SourceFile, importer.ImportContext) -> importer.FileImport: one official answer file, mapped to our ids
+    importer: str | None = None
     fixture: str | None = None  # (root) -> the small synthetic copy's folder ``root/<name>``
     fixture_full: str | None = None  # (root) -> the synthetic copy at the published sizes
     demo_tasks: tuple[str, ...] = ()  # the tasks `temporal-tasks demo` runs on the small fixture

@@ -71,6 +71,7 @@ SPEC = Benchmark(
     },  # fmt: skip
     check=".check:parts",
     export=".export:export",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("temporalbench_short_mba", "temporalbench_long_mba"),

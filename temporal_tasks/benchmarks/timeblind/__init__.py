@@ -62,6 +62,7 @@ SPEC = Benchmark(
     published={("timeblind", "rows"): 2400, ("timeblind", "instances"): 600},
     check=".check:parts",
     export=".export:export",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("timeblind_iacc",),

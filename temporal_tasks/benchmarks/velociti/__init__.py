@@ -77,6 +77,7 @@ SPEC = Benchmark(
     published={("velociti", "rows"): 8792, ("velociti", "subset rows per test"): 150},
     check=".check:parts",
     export=".export:export",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("velociti_strictvle", "velociti_mc"),

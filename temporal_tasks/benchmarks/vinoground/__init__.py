@@ -55,6 +55,7 @@ SPEC = Benchmark(
     published={("vinoground", "pairs"): 500, ("vinoground", "clips"): 1000, ("vinoground", "questions"): 2000},
     check=".check:parts",
     export=".export:export",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("vinoground_group", "vinoground_group_official"),
