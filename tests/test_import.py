@@ -346,23 +346,26 @@ def round_trip(tmp_path_factory):
         timings["original run"] = time.perf_counter() - start
 
         start = time.perf_counter()
+        for bench in BENCHMARKS:
+            exported, imported = work / "export" / bench, work / "import" / bench
+            assert cli.main(["export", "--benchmark", bench, str(work / "original"), "--out", str(exported)]) == 0
+            assert cli.main(["import", "--benchmark", bench, str(exported), "--out", str(imported)]) == 0
+        # the thinking model's outputs in evaluate.py's shape (nulls where the run had empty answers)
+        official_file = work / "sources" / "timeblind" / "predictions.json"
+        official_file.parent.mkdir(parents=True)
+        official_file.write_text(json.dumps(official_predictions(rows, outputs), indent=2), encoding="utf-8")
+        assert cli.main(["import", "--benchmark", "timeblind", str(official_file), "--out", str(work / "tb")]) == 0
+        # one --score run for everything: TimeBlind from the official-shape file (whose replay lines equal those of
+        # the export's import: test_the_official_shape_imports_to_the_answers_of_the_export), the rest from exports
         merged = {"version": 1, "benchmark": None, "num_frames": None, "files": [], "tasks": {}}
         (work / "all").mkdir()
         with open(work / "all" / RESPONSES, "w", encoding="utf-8") as fh:
-            for bench in BENCHMARKS:
-                exported, imported = work / "export" / bench, work / "import" / bench
-                assert cli.main(["export", "--benchmark", bench, str(work / "original"), "--out", str(exported)]) == 0
-                assert cli.main(["import", "--benchmark", bench, str(exported), "--out", str(imported)]) == 0
+            for imported in [work / "tb", *(work / "import" / b for b in BENCHMARKS if b != "timeblind")]:
                 fh.write((imported / RESPONSES).read_text(encoding="utf-8"))
                 record = json.loads((imported / RECORD).read_text(encoding="utf-8"))
                 merged["files"] += record["files"]
                 merged["tasks"].update(record["tasks"])
         (work / "all" / RECORD).write_text(json.dumps(merged), encoding="utf-8")
-        # the thinking model's file in evaluate.py's shape, imported on its own
-        official_file = work / "timeblind_official" / "predictions.json"
-        official_file.parent.mkdir()
-        official_file.write_text(json.dumps(official_predictions(rows, outputs), indent=2), encoding="utf-8")
-        assert cli.main(["import", "--benchmark", "timeblind", str(official_file), "--out", str(work / "tb")]) == 0
         timings["export + import"] = time.perf_counter() - start
 
         start = time.perf_counter()
@@ -386,7 +389,8 @@ def test_round_trip_gives_the_same_metrics_in_the_official_reading(round_trip, t
     counts = prov["imported"]["counts"]
     assert counts["answered"] == counts["questions"] and counts["unknown"] == counts["missing"] == 0
     # the source files are named with their sha256: those export wrote for this task
-    exported = round_trip["work"] / "export" / task.split("_", 1)[0]
+    bench = task.split("_", 1)[0]
+    exported = round_trip["work"] / ("sources" if bench == "timeblind" else "export") / bench
     written = {(p.name, hashlib.sha256(p.read_bytes()).hexdigest()) for p in exported.rglob("*") if p.is_file()}
     named = {(f["name"], f["sha256"]) for f in prov["imported"]["files"]}
     assert named and named <= written, task
@@ -414,8 +418,8 @@ def test_round_trip_keeps_timeblind_raw_answers_in_both_readings(round_trip):
 
 
 @pytest.mark.slow
-def test_the_official_shape_imports_to_the_answers_that_were_scored(round_trip):
-    """evaluate.py's predictions.json of the same outputs gives the very replay lines scored above (nulls empty)."""
+def test_the_official_shape_imports_to_the_answers_of_the_export(round_trip):
+    """evaluate.py's predictions.json and our export of the same outputs give the same replay lines (nulls empty)."""
     work = round_trip["work"]
     from_official = _read_jsonl(work / "tb" / RESPONSES)
     from_export = _read_jsonl(work / "import" / "timeblind" / RESPONSES)
