@@ -21,7 +21,7 @@ import pytest
 
 from temporal_tasks import cli
 from temporal_tasks.data import DataError
-from temporal_tasks.importer import RECORD, RESPONSES, import_answers, score
+from temporal_tasks.importer import RECORD, RESPONSES, import_answers, imported_provenance, score
 from temporal_tasks.provenance import differences
 
 TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
@@ -81,6 +81,15 @@ def test_timeblind_official_predictions_every_loss_counted(offline_env, tmp_path
     assert lines["0"] == {"task": "timeblind_iacc", "question_id": "0", "response": "Yes"}  # the first answer kept
     assert lines["1"]["response"] == ""
     assert json.loads((tmp_path / "out" / RECORD).read_text()) == record
+    # the provenance part of a --score run: the source, N unknown (null) unless given
+    assert imported_provenance(record, "timeblind_iacc") == {
+        "benchmark": "timeblind", "files": [{"name": "predictions.json", "sha256": f["sha256"], "format": f["format"]}],
+        "num_frames": None, "counts": {k: v for k, v in counts.items() if k != "examples"},
+    }  # fmt: skip
+    again = import_answers("timeblind", [src], tmp_path / "out", num_frames=32)
+    assert imported_provenance(again, "timeblind_iacc")["num_frames"] == 32
+    with pytest.raises(DataError, match="--num-frames 0"):
+        import_answers("timeblind", [src], tmp_path / "out", num_frames=0)
 
 
 def test_timeblind_wrong_data_or_format_is_a_clear_error(offline_env, tmp_path):
