@@ -466,3 +466,18 @@ def test_compare_refuses_an_imported_run_then_pairs_it_with_force(round_trip):
     assert {r.task for r in rows} == {"timeblind_iacc", "vinoground_group"}
     assert all(r.diff == 0 for r in rows)  # the same answers: no group flipped
     assert any("compared with --force although answers: lmms-eval run" in n for n in notes)
+
+
+def test_cli_import_prints_the_counts_and_stops_cleanly_on_a_wrong_file(offline_env, tmp_path, capsys):
+    rows = _timeblind_rows(offline_env)
+    src = tmp_path / "predictions.json"
+    src.write_text(json.dumps(official_predictions(rows, {r["index"]: "Yes" for r in rows[:-1]})), encoding="utf-8")
+    assert cli.main(["import", "--benchmark", "timeblind", str(src), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "timeblind_iacc: 15 of 16 questions answered" in out
+    assert "1 without an answer (1 of 4 groups incomplete)" in out
+    wrong = tmp_path / "scores.json"
+    wrong.write_text(json.dumps({"Q_Acc": 0.5, "V_Acc": 0.5, "Acc": 0.5, "I_Acc": 0.1}), encoding="utf-8")
+    assert cli.main(["import", "--benchmark", "timeblind", str(wrong), "--out", str(tmp_path / "out2")]) == 2
+    err = capsys.readouterr().err
+    assert "scores.json: not a timeblind answer file" in err and "'index' and 'model_output'" in err
