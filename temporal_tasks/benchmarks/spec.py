@@ -101,6 +101,8 @@ class Benchmark:
     check: str | None = None  # (BenchmarkData, videos to decode per part) -> list[check.Part]
     export: str | None = None  # (samples files by task, out dir) -> files written, in the official scorers' format
     view: str | None = None  # (a failed group's re-read payloads) -> its failure shape in `temporal-tasks view`
+    # (importer.SourceFile, importer.ImportContext) -> importer.FileImport: one official answer file, mapped to our ids
+    importer: str | None = None
     fixture: str | None = None  # (root) -> the small synthetic copy's folder ``root/<name>``
     fixture_full: str | None = None  # (root) -> the synthetic copy at the published sizes
     demo_tasks: tuple[str, ...] = ()  # the tasks `temporal-tasks demo` runs on the small fixture

@@ -72,6 +72,7 @@ SPEC = Benchmark(
     check=".check:parts",
     export=".export:export",
     view=".view:shape",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("temporalbench_short_mba", "temporalbench_long_mba"),

@@ -67,6 +67,7 @@ SPEC = Benchmark(
     check=".check:parts",
     export=".export:export",
     view=".view:shape",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("velociti_strictvle", "velociti_mc"),

@@ -55,6 +55,7 @@ SPEC = Benchmark(
     check=".check:parts",
     export=".export:export",
     view=".view:shape",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("vinoground_group", "vinoground_group_official"),
