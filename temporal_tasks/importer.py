@@ -42,7 +42,7 @@ from temporal_tasks.registry import our_tasks
 from temporal_tasks.samples import task_docs
 
 __all__ = [
-    "Answer", "FileImport", "ImportContext", "SourceFile", "import_answers", "importers", "imported_provenance",
+    "Answer", "FileImport", "ImportContext", "SourceFile", "import_answers", "importers",
     "read_source", "score", "summary_lines",
 ]  # fmt: skip
 
@@ -335,22 +335,6 @@ def summary_lines(record: dict) -> list[str]:
 
 
 # --------------------------------------------------------------------------- provenance and scoring
-
-
-def imported_provenance(record: dict, task: str | None = None) -> dict:
-    """The ``imported`` part of a run's provenance: source files with sha256 and format, N, and the task's counts."""
-    counts = dict((record.get("tasks") or {}).get(task) or {})
-    counts.pop("examples", None)
-    return {
-        "benchmark": record.get("benchmark"),
-        "files": [
-            {k: f.get(k) for k in ("name", "sha256", "format")}
-            for f in record.get("files") or []
-            if task is None or task in f.get("tasks", [task])  # the files that answered this task
-        ],
-        "num_frames": record.get("num_frames"),
-        "counts": counts or None,
-    }
 
 
 def score(out_dir: str | Path, *, parser: str | None = None, extra_args: Iterable[str] = ()) -> Path:

@@ -33,7 +33,13 @@ from typing import Any
 
 from temporal_tasks import __version__
 from temporal_tasks.benchmarks import registered
-from temporal_tasks.compat import add_task_metadata, building_task_config, run_baseline, task_config_name
+from temporal_tasks.compat import (
+    add_task_metadata,
+    building_task_config,
+    evaluation_frames,
+    run_baseline,
+    task_config_name,
+)
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import parser_mode
 from temporal_tasks.run_context import model_frame_setting, run_context
@@ -168,15 +174,27 @@ def build_record(task: str, docs: list[Mapping], sources: list | None = None) ->
 
 def imported_answers(task: str) -> dict | None:
     """Where the answers of a ``temporal_replay imported=...`` run come from (``import --score``), else None."""
-    from temporal_tasks.compat import evaluation_frames
-
     found = evaluation_frames()
     record = getattr(found.model, "imported", None) if found is not None else None
     if not isinstance(record, dict):
         return None
-    from temporal_tasks.importer import imported_provenance  # only runs of imported answers need it
-
     return imported_provenance(record, task)
+
+
+def imported_provenance(record: dict, task: str | None = None) -> dict:
+    """The ``imported`` part of a run's provenance: source files with sha256 and format, N, and the task's counts."""
+    counts = dict((record.get("tasks") or {}).get(task) or {})
+    counts.pop("examples", None)
+    return {
+        "benchmark": record.get("benchmark"),
+        "files": [
+            {k: f.get(k) for k in ("name", "sha256", "format")}
+            for f in record.get("files") or []
+            if task is None or task in f.get("tasks", [task])  # the files that answered this task
+        ],
+        "num_frames": record.get("num_frames"),
+        "counts": counts or None,
+    }
 
 
 def _benchmark_of(docs: list[Mapping]) -> str | None:

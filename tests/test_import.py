@@ -21,8 +21,8 @@ import pytest
 
 from temporal_tasks import cli
 from temporal_tasks.data import DataError
-from temporal_tasks.importer import RECORD, RESPONSES, import_answers, imported_provenance, score
-from temporal_tasks.provenance import differences
+from temporal_tasks.importer import RECORD, RESPONSES, import_answers, score
+from temporal_tasks.provenance import differences, imported_provenance
 
 TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
 
