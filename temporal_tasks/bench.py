@@ -356,8 +356,8 @@ def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
     from temporal_tasks.doc_hooks import doc_to_target, doc_to_text
-    from temporal_tasks.registry import resolve_function, task_config
     from temporal_tasks.samples import task_docs
+    from temporal_tasks.task_configs import resolve_function, task_config
 
     docs = task_docs(task)
     process_results = resolve_function(task_config(task)["process_results"])

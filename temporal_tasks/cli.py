@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from temporal_tasks import tasks_dir
-from temporal_tasks.registry import our_tasks
+from temporal_tasks.task_configs import our_tasks
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:

@@ -38,8 +38,8 @@ from typing import Any
 from temporal_tasks.benchmarks import Benchmark, registered
 from temporal_tasks.errors import DataError
 from temporal_tasks.export import write_jsonl
-from temporal_tasks.registry import our_tasks
 from temporal_tasks.samples import task_docs
+from temporal_tasks.task_configs import our_tasks
 
 __all__ = [
     "Answer", "FileImport", "ImportContext", "SourceFile", "import_answers", "importers",

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -38,10 +39,10 @@ import numpy as np
 from temporal_tasks.benchmarks import of_task
 from temporal_tasks.errors import DataError
 from temporal_tasks.log import logger
-from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.run_context import rank_share
 from temporal_tasks.run_state import STATE
 from temporal_tasks.shortcut_variants import SEED_VERSION
+from temporal_tasks.task_configs import resolve_function, task_config
 from temporal_tasks.task_docs import building_task_name, builds_allowed, docs_dataset, task_docs
 from temporal_tasks.video.builds import BackgroundBuilds, build_workers
 from temporal_tasks.video.cache import FileBuild, atomic_write, cache_folder, cached_file, content_hash
@@ -356,8 +357,6 @@ def prebuild(docs: Sequence[dict], variant: str, n: int | None = None, workers: 
 
     Threads, as for the paired videos: decord and PyAV release the GIL while decoding and encoding.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     n = n or num_frames()
     workers = max(1, min(len(docs), workers or os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:

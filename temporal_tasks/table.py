@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -191,8 +192,6 @@ def _repeat_count(items: Sequence[Payload], label: str) -> int:
 
 def majority(readings: Sequence[Any]) -> Any:
     """The reading most of ``readings`` agree on; ``None`` (unreadable) on a tie for the most votes."""
-    from collections import Counter
-
     top = Counter(readings).most_common(2)
     if not top or (len(top) > 1 and top[0][1] == top[1][1]):
         return None

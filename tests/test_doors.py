@@ -347,7 +347,7 @@ def _same(ours, theirs) -> bool:
 def test_contract_include_merge_matches_lmms_eval(tmp_path):
     from lmms_eval.utils import load_yaml_config
 
-    from temporal_tasks.registry import load_task_yaml, our_tasks
+    from temporal_tasks.task_configs import load_task_yaml, our_tasks
 
     paths = sorted({Path(path) for _kind, path in our_tasks().values() if "include:" in Path(path).read_text()})
     assert len(paths) >= 4
@@ -630,8 +630,8 @@ def test_python_api_builds_the_models_n_and_prints_it(mode, fixture_root, tmp_pa
 
 def _expected(env: dict[str, str], monkeypatch, *, start: int = 0, stop: int | None = None) -> dict[str, float]:
     """timeblind_iacc's metrics over docs[start:stop] answered from TRICKY, in the parser mode of ``env``."""
-    from temporal_tasks.registry import resolve_function, task_config
     from temporal_tasks.rescore import task_metrics
+    from temporal_tasks.task_configs import resolve_function, task_config
     from tests.test_timeblind import TRICKY
 
     for key in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_PARSER"):

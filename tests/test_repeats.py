@@ -323,7 +323,7 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
     consensus = the one-answer run on the majority answers; SD = their sample SD. Every generate benchmark,
     both parser modes (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
     from temporal_tasks.payloads import is_group_metric
-    from temporal_tasks.registry import resolve_function, task_config
+    from temporal_tasks.task_configs import resolve_function, task_config
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     cfg = task_config(task)

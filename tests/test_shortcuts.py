@@ -15,9 +15,9 @@ from temporal_tasks import shortcuts, video
 from temporal_tasks.benchmarks import get
 from temporal_tasks.data import DataError
 from temporal_tasks.fixtures.video import moving, resizing, write_video
-from temporal_tasks.registry import our_tasks, task_config
 from temporal_tasks.rescore import rescore_task
 from temporal_tasks.run_state import STATE
+from temporal_tasks.task_configs import our_tasks, task_config
 
 decord = pytest.importorskip("decord")
 
@@ -433,7 +433,7 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
 @pytest.mark.parametrize("known", [True, False])
 @pytest.mark.parametrize("main", ["vinoground_group", "velociti_strictvle", "temporalbench_short_mba"])
 def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, fresh_builds, tmp_path, main, known):
-    from temporal_tasks.registry import resolve_function
+    from temporal_tasks.task_configs import resolve_function
     from temporal_tasks.task_docs import task_docs
 
     cache = tmp_path / "cache"

@@ -327,7 +327,7 @@ def test_fixture_docs(offline_env):
 
 
 def _task_yaml(name: str) -> dict:
-    from temporal_tasks.registry import task_config
+    from temporal_tasks.task_configs import task_config
 
     return task_config(name)  # the YAML lmms-eval loads (wheel or checkout), templates included
 

@@ -365,8 +365,8 @@ def test_incomplete_pairs_are_left_out(offline_env):
 
 def test_yaml_metric_lists_match_process_results():
     from temporal_tasks.payloads import is_group_metric
-    from temporal_tasks.registry import task_config
     from temporal_tasks.scoring import STABILITY
+    from temporal_tasks.task_configs import task_config
 
     variants = {"vinoground_group": "group", "vinoground_group_official": "official", "vinoground_text": "text",
                 "vinoground_video": "video", "vinoground_text_blind": "text_blind"}  # fmt: skip

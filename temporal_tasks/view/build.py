@@ -14,12 +14,12 @@ from pathlib import Path
 from temporal_tasks.compare import compare_runs
 from temporal_tasks.data import DataError
 from temporal_tasks.provenance import describe, differences
-from temporal_tasks.registry import our_tasks
 from temporal_tasks.report.layout import benchmark_of, benchmarks, ordered
 from temporal_tasks.report.results import Run as ResultsRun
 from temporal_tasks.report.results import load_run
 from temporal_tasks.rescore import select_samples
 from temporal_tasks.runs import Run
+from temporal_tasks.task_configs import our_tasks
 from temporal_tasks.view.extract import number, results_part, task_groups
 
 

@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tqdm import tqdm
+
 from temporal_tasks.data import (
     BenchmarkData,
     DataError,
@@ -420,8 +422,6 @@ class _BuildProgress:
         with self.lock:
             self.done += 1
             if built and self.bar is None and self.expected - self.done >= 8:
-                from tqdm import tqdm
-
                 self.bar = tqdm(total=self.expected, initial=self.done - 1, desc="vinoground: paired videos")
             if self.bar is not None:
                 self.bar.update(1)
