@@ -152,8 +152,3 @@ def scorable_lines(task: str, file: Path) -> tuple[list[dict], dict | None, bool
             "--log_samples (or --predict_only) for this task, unedited."
         )
     return lines, record, predict_only
-
-
-def question_payloads(lines: Iterable[dict]) -> list[dict]:
-    """One payload per sample line (alias of :func:`line_payloads`, for the exporters)."""
-    return line_payloads(lines)

