@@ -25,6 +25,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from temporal_tasks.benchmarks.spec import MetricList
+from temporal_tasks.benchmarks.vinoground import METRIC_LISTS
 from temporal_tasks.data import (
     BenchmarkData,
     DataError,
@@ -72,13 +74,14 @@ TEXT_ROLES = ("pos_text", "neg_text")
 VIDEO_ROLES = ("pos_video", "neg_video")
 UNITS = {"text_score": (TEXT_ROLES,), "video_score": (VIDEO_ROLES,), "group_score": (TEXT_ROLES + VIDEO_ROLES,)}
 
-# variant -> (question kinds, score metrics it reports)
-VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "group": (("text", "video"), ("text_score", "video_score", "group_score")),
-    "official": (("text", "video"), ("text_score", "video_score", "group_score")),
-    "text": (("text",), ("text_score",)),
-    "video": (("video",), ("video_score",)),
-    "text_blind": (("text",), ("text_score",)),
+# variant -> (question kinds, its task's metric list in the spec: the keys process_results returns)
+GROUP_LIST, TEXT_LIST, VIDEO_LIST = METRIC_LISTS
+VARIANTS: dict[str, tuple[tuple[str, ...], MetricList]] = {
+    "group": (("text", "video"), GROUP_LIST),
+    "official": (("text", "video"), GROUP_LIST),
+    "text": (("text",), TEXT_LIST),
+    "video": (("video",), VIDEO_LIST),
+    "text_blind": (("text",), TEXT_LIST),
 }
 
 _IDX = re.compile(r"^\s*(\d+)_(pos|neg)\s*$")
@@ -97,11 +100,9 @@ def needs(variant: str) -> list[str]:
 
 
 def metric_keys(variant: str) -> tuple[list[str], list[str]]:
-    """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns."""
-    scores = VARIANTS[variant][1]
-    cis = (f"{m}_ci_{end}" for m in scores for end in ("low", "high"))
-    headline = [*scores, "invalid_rate", "parse_disagreement", "truncated_rate", *cis]
-    return headline, list(scores)
+    """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns (from the spec)."""
+    metric_list = VARIANTS[variant][1]
+    return metric_list.keys(), [f for block in metric_list.per_category for f in block.families]
 
 
 # --------------------------------------------------------------------------- loading
