@@ -337,6 +337,16 @@ def summary_lines(record: dict) -> list[str]:
 # --------------------------------------------------------------------------- provenance and scoring
 
 
+def first_response(value: object) -> tuple[str | None, bool]:
+    """A response as the official scorers read it (a list gives its first element): ``(text or None, was a list)``."""
+    was_list = isinstance(value, list)
+    if was_list:
+        value = value[0] if value else None
+    if value is not None and not isinstance(value, str):
+        value = str(value)
+    return value, was_list
+
+
 def score(out_dir: str | Path, *, parser: str | None = None, extra_args: Iterable[str] = ()) -> Path:
     """Run lmms-eval with ``temporal_replay`` on an import's answers; returns the results folder.
 

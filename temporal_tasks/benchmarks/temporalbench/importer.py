@@ -13,7 +13,7 @@ the folder's part: ``short_qa`` -> ``temporalbench_short_mba``, ``long_qa`` -> `
 from __future__ import annotations
 
 from temporal_tasks.errors import DataError
-from temporal_tasks.importer import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.importer import Answer, FileImport, ImportContext, SourceFile, first_response
 
 from . import NAME
 
@@ -53,12 +53,8 @@ def read(source: SourceFile, ctx: ImportContext) -> FileImport:
     answers, wrong, lists = [], [], 0
     for rec in source.records:
         idx = rec.get("idx")
-        response = rec.get("response")
-        if isinstance(response, list):
-            lists += 1
-            response = response[0] if response else None
-        if response is not None and not isinstance(response, str):
-            response = str(response)
+        response, was_list = first_response(rec.get("response"))
+        lists += was_list
         qid = str(idx) if idx is not None else None
         doc = docs.get(qid or "")
         if doc is not None:

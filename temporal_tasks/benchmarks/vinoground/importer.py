@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from temporal_tasks.errors import DataError
-from temporal_tasks.importer import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.importer import Answer, FileImport, ImportContext, SourceFile, first_response
 
 from . import NAME
 
@@ -53,12 +53,8 @@ def read(source: SourceFile, ctx: ImportContext) -> FileImport:
     for rec in source.records:
         idx = rec.get("idx")
         key = f"idx {idx!r}"
-        response = rec.get("response")
-        if isinstance(response, list):
-            lists += 1
-            response = response[0] if response else None
-        if response is not None and not isinstance(response, str):
-            response = str(response)
+        response, was_list = first_response(rec.get("response"))
+        lists += was_list
         qid = f"{idx}_{kind}" if isinstance(idx, str) and _IDX.match(idx) else None
         if qid is not None and qid in docs:
             doc = docs[qid]
