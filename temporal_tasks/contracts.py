@@ -3,7 +3,7 @@
 A new benchmark's author reads these types, not prose: the docs a loader yields (:class:`Doc`), the payload
 ``process_results`` hands every aggregation (:class:`Payload`), and the signature of each hook a
 :class:`~temporal_tasks.benchmarks.spec.Benchmark` may declare (the ``Protocol`` classes; ``spec.hook(name)``
-returns one of them). ``tests/toybench`` is a benchmark written against them. A leaf module: types only.
+returns one of them). The test suite's toy benchmark is written against them. A leaf module: types only.
 """
 
 from __future__ import annotations
