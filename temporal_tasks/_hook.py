@@ -28,7 +28,7 @@ def _our_dirs() -> list[str]:
     from temporal_tasks import tasks_dir
 
     try:
-        from temporal_tasks.registry import task_dirs
+        from temporal_tasks.task_configs import task_dirs
 
         return [os.path.realpath(d) for d in task_dirs()]
     except Exception as exc:  # a broken third-party registration must not hide our own tasks

@@ -150,7 +150,7 @@ def bench_overhead(pairs: list, work: Path) -> dict:
     """Our per-question cost on a TimeBlind-layout copy of the clips vs the dummy model's 8-frame decode."""
     from lmms_eval.models.model_utils.load_video import read_video
 
-    from temporal_tasks import harness
+    from temporal_tasks import doc_hooks
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 
     root = work / "data" / "timeblind"
@@ -174,8 +174,8 @@ def bench_overhead(pairs: list, work: Path) -> dict:
 
         def per_question() -> None:
             for doc in docs:
-                harness.doc_to_text(doc)
-                harness.doc_to_visual(doc)
+                doc_hooks.doc_to_text(doc)
+                doc_hooks.doc_to_visual(doc)
                 timeblind.process_results(doc, ["The answer is Yes."])
 
         ours = load / len(docs) + _median_time(per_question, repeat) / len(docs)
@@ -191,7 +191,7 @@ def bench_overhead(pairs: list, work: Path) -> dict:
 
 def _timeblind_payloads(n: int) -> list[dict]:
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-    from temporal_tasks.harness import results_for
+    from temporal_tasks.payloads import results_for
 
     rng = np.random.default_rng(1)
     right = rng.random(n) < 0.7
@@ -355,9 +355,9 @@ def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
     """
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
-    from temporal_tasks.harness import doc_to_target, doc_to_text
-    from temporal_tasks.registry import resolve_function, task_config
+    from temporal_tasks.doc_hooks import doc_to_target, doc_to_text
     from temporal_tasks.samples import task_docs
+    from temporal_tasks.task_configs import resolve_function, task_config
 
     docs = task_docs(task)
     process_results = resolve_function(task_config(task)["process_results"])

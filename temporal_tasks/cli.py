@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from temporal_tasks import tasks_dir
-from temporal_tasks.registry import our_tasks
+from temporal_tasks.task_configs import our_tasks
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
@@ -143,6 +143,18 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_import(args: argparse.Namespace) -> int:
+    from temporal_tasks.importer import import_answers, score, summary_lines
+
+    record = import_answers(args.benchmark, args.files, args.out, num_frames=args.num_frames)
+    for line in summary_lines(record):
+        print(line)
+    print(f"wrote {Path(args.out) / 'responses.jsonl'} and {Path(args.out) / 'import.json'}")
+    if args.score:
+        print(f"scored: {score(args.out, parser=args.parser)}")
+    return 0
+
+
 def _prebuildable() -> list[str]:
     from temporal_tasks.benchmarks import registered
 
@@ -225,6 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_compare_parser(sub)
 
+    from temporal_tasks.view import add_view_parser
+
+    add_view_parser(sub)
+
     from temporal_tasks.bench import add_bench_parser
 
     add_bench_parser(sub)
@@ -236,6 +252,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("samples", nargs="+", help="*_samples_<task>.jsonl files or folders holding them")
     p.add_argument("--out", required=True, help="output folder")
     p.set_defaults(func=_cmd_export)
+
+    from temporal_tasks.importer import importers
+
+    p = sub.add_parser("import", help="bring a benchmark's official answer files into a replay run (inverse of export)")
+    p.add_argument("--benchmark", required=True, choices=sorted(importers()))
+    p.add_argument("files", nargs="+", help="the answer files the official scripts (or `export`) wrote, or folders")
+    p.add_argument("--out", required=True, help="output folder: responses.jsonl, import.json (and results/)")
+    p.add_argument("--num-frames", type=int, help="the N the answers were made with, when known (else: unknown)")
+    p.add_argument("--score", action="store_true", help="then run lmms-eval (temporal_replay) on them: OUT/results")
+    p.add_argument("--parser", choices=["robust", "official"], help="the answer reading of --score (default: robust)")
+    p.set_defaults(func=_cmd_import)
     return parser
 
 

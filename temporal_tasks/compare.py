@@ -22,6 +22,7 @@ refused unless ``force``, naming the difference.
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 import math
 from collections.abc import Callable
@@ -33,10 +34,10 @@ import numpy as np
 
 from temporal_tasks.errors import DataError
 from temporal_tasks.provenance import differences
-from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.rescore import find_sample_files, parser_env, task_items
 from temporal_tasks.samples import scorable_lines
 from temporal_tasks.scoring import stratified_percent
+from temporal_tasks.task_configs import resolve_function, task_config
 
 ITERATIONS = 2000
 SEED = 20261125
@@ -62,7 +63,6 @@ def _outcome_function(ref: object) -> tuple[Callable | None, bool]:
     """``(items -> GroupOutcomes, is a category key)`` of a metric's aggregation, or ``(None, False)``."""
     if not (isinstance(ref, tuple) and ref[0] == "!function"):
         return None, False
-    import importlib
 
     module, _, name = ref[1].rpartition(".")
     table = getattr(importlib.import_module(module), "GROUP_OUTCOMES", {})

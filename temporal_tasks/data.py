@@ -22,6 +22,7 @@ import json
 import os
 import re
 import threading
+import urllib.request
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -338,8 +339,6 @@ def check_files_exist(paths: Iterable[Path], where: str, fix: str, *, videos: bo
 
 def http_get(url: str, timeout: float) -> bytes:
     """The body of ``url`` (urllib; the one small non-Hub download, kept apart so tests can replace it)."""
-    import urllib.request
-
     with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - a fixed https URL
         return resp.read()
 

@@ -6,6 +6,7 @@ A leaf module (nothing of the package below it), so the data layer, the video bu
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -48,8 +49,6 @@ def atomic_write(out_path: str | os.PathLike, write: Callable[[Path], object]) -
                 raise
     finally:
         if tmp.is_dir():
-            import shutil  # only for a failed folder write
-
             shutil.rmtree(tmp, ignore_errors=True)
         elif tmp.exists():
             tmp.unlink()

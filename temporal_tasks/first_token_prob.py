@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lmms_eval.api.model import lmms
+from tqdm import tqdm
 
 from temporal_tasks.compat import generate_args, loglikelihood_args
 from temporal_tasks.errors import DataError, exit_run
@@ -231,8 +232,6 @@ class FirstTokenProb(lmms):
 
     def loglikelihood(self, requests) -> list[tuple[float, bool]]:
         """``(-log p(token), token is the argmax)`` per request; one forward pass per (context, document)."""
-        from tqdm import tqdm
-
         keys: list[tuple] = []
         docs: dict[tuple, tuple[str, list[str]]] = {}
         wanted: dict[tuple, set[int]] = {}
@@ -272,7 +271,6 @@ class FirstTokenProb(lmms):
     def generate_until(self, requests) -> list[str]:
         """Plain greedy decoding on the same inputs (``max_new_tokens`` and ``until`` from the task)."""
         import torch
-        from tqdm import tqdm
 
         out: list[str] = []
         pbar = tqdm(total=len(requests), disable=self.rank != 0, desc="first_token_prob generate")

@@ -14,14 +14,16 @@ folder holds one-line shims per benchmark re-exporting this module and the bench
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 from temporal_tasks import lm_eval_tasks_dir
 from temporal_tasks.benchmarks import get, registered
 from temporal_tasks.data import language_only
-from temporal_tasks.harness import doc_to_text, parse_disagreement, truncated_rate
-from temporal_tasks.registry import load_task_yaml, our_tasks, resolve_function
+from temporal_tasks.diagnostics import parse_disagreement, truncated_rate
+from temporal_tasks.doc_hooks import doc_to_text
+from temporal_tasks.task_configs import load_task_yaml, our_tasks, resolve_function
 
 # lm-eval task -> its benchmark (the shim file's name): the blind variant of each benchmark's main task.
 BLIND_TASKS: dict[str, str] = {spec.blind: name for name, spec in registered().items() if spec.blind}
@@ -119,8 +121,6 @@ def render_yaml(task: str) -> str:
 
 
 def _scalar(v) -> str:
-    import json
-
     if isinstance(v, bool):
         return str(v).lower()
     return json.dumps(v)

@@ -99,11 +99,6 @@ class Parser:
         """
         return self._read(_as_text(text), mode or parser_mode(), options)[0]
 
-    def read_both(self, text: object, options: Any = None) -> tuple[str | None, str | None]:
-        """``(robust, official)`` readings of one answer (options compiled once)."""
-        readings = self.read_all(text, options)
-        return readings.robust, readings.official
-
     def read_all(self, text: object, options: Any = None) -> Readings:
         """Both readings of one answer, and how many of the two raised (a parser bug, see :meth:`parse`)."""
         text = _as_text(text)

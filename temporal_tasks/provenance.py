@@ -1,6 +1,6 @@
 """The provenance record of a run: what produced each task's numbers, in one stable, documented shape.
 
-Built in ``process_docs`` (:func:`temporal_tasks.harness.docs_dataset`) from the docs just loaded and the
+Built in ``process_docs`` (:func:`temporal_tasks.task_docs.docs_dataset`) from the docs just loaded and the
 run's settings, and stored in the task config's ``metadata`` as ``metadata.provenance``. lmms-eval then
 
 * writes it into the results JSON under ``configs.<task>.metadata.provenance`` (``dump_config``), and
@@ -17,7 +17,9 @@ the model sees, ``"model"`` when the model samples the original videos itself), 
 (``{frames_per_clip, black_frames}`` or null), ``data`` (``{kind: "hub", repo, revision}`` or
 ``{kind: "local", path}``, plus ``questions``, ``videos``, ``annotations_sha256`` over the questions as read,
 ``videos_sha256`` over each video's file name and size: stat only, no video is read), ``shortcut``
-(``{variant, seed_version}`` or null) and ``cut`` (``{limit, offset}`` of the run).
+(``{variant, seed_version}`` or null) and ``cut`` (``{limit, offset}`` of the run). Runs of answers imported
+from another pipeline (``temporal-tasks import --score``) add ``imported`` (``{benchmark, files: [{name, sha256,
+format}], num_frames, counts}``); their ``frames.n`` is the N given to the import, or null (unknown).
 """
 
 from __future__ import annotations
@@ -31,7 +33,13 @@ from typing import Any
 
 from temporal_tasks import __version__
 from temporal_tasks.benchmarks import registered
-from temporal_tasks.compat import add_task_metadata, building_task_config, run_baseline, task_config_name
+from temporal_tasks.compat import (
+    add_task_metadata,
+    building_task_config,
+    evaluation_frames,
+    run_baseline,
+    task_config_name,
+)
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import parser_mode
 from temporal_tasks.run_context import model_frame_setting, run_context
@@ -138,9 +146,16 @@ def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
 def build_record(task: str, docs: list[Mapping], sources: list | None = None) -> dict:
     """The provenance record of ``task`` run on ``docs`` (see the module docstring for the shape)."""
     frames, layout = frames_record(docs)
+    imported = imported_answers(task)
+    if imported is not None:
+        # the answers come from another pipeline: N is what it used, unknown unless the import was told
+        n = imported.get("num_frames")
+        frames = {"n": n, "source": "import --num-frames" if n else "unknown (imported answers)",
+                  "applies_to": "imported answers"}  # fmt: skip
+        layout = None
     ctx = run_context()
     src = (sources or [None])[-1]
-    return {
+    record = {
         "version": PROVENANCE_VERSION,
         "temporal_tasks": __version__,
         "task": task,
@@ -151,6 +166,34 @@ def build_record(task: str, docs: list[Mapping], sources: list | None = None) ->
         "data": data_record(docs, sources),
         "shortcut": shortcut_record(docs, task),
         "cut": {"limit": ctx.limit, "offset": ctx.offset},
+    }
+    if imported is not None:
+        record["imported"] = imported
+    return record
+
+
+def imported_answers(task: str) -> dict | None:
+    """Where the answers of a ``temporal_replay imported=...`` run come from (``import --score``), else None."""
+    found = evaluation_frames()
+    record = getattr(found.model, "imported", None) if found is not None else None
+    if not isinstance(record, dict):
+        return None
+    return imported_provenance(record, task)
+
+
+def imported_provenance(record: dict, task: str | None = None) -> dict:
+    """The ``imported`` part of a run's provenance: source files with sha256 and format, N, and the task's counts."""
+    counts = dict((record.get("tasks") or {}).get(task) or {})
+    counts.pop("examples", None)
+    return {
+        "benchmark": record.get("benchmark"),
+        "files": [
+            {k: f.get(k) for k in ("name", "sha256", "format")}
+            for f in record.get("files") or []
+            if task is None or task in f.get("tasks", [task])  # the files that answered this task
+        ],
+        "num_frames": record.get("num_frames"),
+        "counts": counts or None,
     }
 
 
@@ -216,13 +259,30 @@ def reading_of(record: Mapping) -> str | None:
 def differences(base: Mapping, new: Mapping) -> list[str]:
     """The comparable fields (:data:`COMPARABLE_FIELDS`) whose values differ, as ``"field: a != b"``."""
     out = []
+    if bool(base.get("imported")) != bool(new.get("imported")):
+        out.append(f"answers: {answers_source(base)} != {answers_source(new)}")
     for field in COMPARABLE_FIELDS:
         a, b = _get(base, field), _get(new, field)
         if field == "reading":  # a rescore's reading replaces the run's
             a, b = reading_of(base), reading_of(new)
         if a != b:
-            out.append(f"{field}: {json.dumps(a, default=str)} != {json.dumps(b, default=str)}")
+            out.append(f"{field}: {_shown(base, field, a)} != {_shown(new, field, b)}")
     return out
+
+
+def answers_source(record: Mapping) -> str:
+    """``"lmms-eval run"``, or ``"imported from FILE (sha256 …)"`` for answers brought in by ``import``."""
+    imported = record.get("imported")
+    if not imported:
+        return "lmms-eval run"
+    files = ", ".join(f"{f.get('name')} (sha256 {str(f.get('sha256'))[:12]})" for f in imported.get("files") or [])
+    return f"imported from {files or 'unknown files'}"
+
+
+def _shown(record: Mapping, field: str, value: Any) -> str:
+    if field == "frames.n" and value is None and record.get("imported"):
+        return "unknown (imported)"
+    return json.dumps(value, default=str)
 
 
 def describe(record: Mapping) -> str:
@@ -252,6 +312,8 @@ def describe(record: Mapping) -> str:
     cut = record.get("cut") or {}
     if cut.get("limit") is not None or cut.get("offset"):
         parts.append(f"cut limit={cut.get('limit')} offset={cut.get('offset')}")
+    if record.get("imported"):
+        parts.append(f"answers {answers_source(record)}")
     if record.get("rescored"):
         parts.append(f"rescored with reading {record['rescored'].get('reading')}")
     parts.append(f"temporal-tasks {record.get('temporal_tasks')}")

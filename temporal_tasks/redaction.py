@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import re
 
+from loguru import logger
+
 TOKEN_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_TOKEN", "HUGGINGFACEHUB_API_TOKEN", "OPENAI_API_KEY")
 _HF_SHAPE = re.compile(r"\bhf_[A-Za-z0-9]{16,}\b")
 MASK = "***"
@@ -30,8 +32,6 @@ def _patch_record(record: dict) -> None:
 
 def install_log_redaction() -> None:
     """Add the redacting patcher to loguru's logger (idempotent)."""
-    from loguru import logger
-
     if getattr(install_log_redaction, "_done", False):
         return
     logger.configure(patcher=_patch_record)

@@ -16,6 +16,8 @@ its visuals (``doc_to_visual``, as a real model does; ``visuals=false`` skips th
 ``max_num_frames`` (as lmms-eval's Qwen models keep theirs), from which the tasks take N.
 ``order=length`` answers requests longest prompt first, as lmms-eval's Collator orders them for
 the simple Qwen/LLaVA models (``order=doc``, the default, keeps lmms-eval's order).
+``imported=DIR/import.json`` (set by ``temporal-tasks import --score``) names the record of answers imported
+from another pipeline; it is kept as the attribute ``imported``, from which the provenance record says so.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class TemporalReplay(lmms):
         visuals: bool | str | None = None,
         order: str = "doc",
         max_num_frames: int | str | None = None,
+        imported: str = "",
         **kwargs,
     ) -> None:
         super().__init__()
@@ -123,6 +126,13 @@ class TemporalReplay(lmms):
         except DataError as exc:
             exit_run(exc)  # lmms-eval would swallow a model-construction error and exit 0
         self._path = responses
+        # answers imported from another pipeline (temporal_tasks.importer): their source, for the provenance record
+        self.imported: dict | None = None
+        if imported:
+            try:
+                self.imported = json.loads(Path(imported).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                exit_run(DataError(f"temporal_replay: imported={imported} is not a readable import record ({exc})."))
         self._device = torch.device(device)
         self._init_distributed()
 

@@ -2,7 +2,7 @@
 
 A line of a full run holds the question's payload once, under its primary metric key (without the raw
 answer), and ``{"same_as": <primary key>}`` under every other metric key it fed (see
-:func:`temporal_tasks.harness.share`); the answer is lmms-eval's own ``filtered_resps``. Older files with
+:func:`temporal_tasks.payloads.share`); the answer is lmms-eval's own ``filtered_resps``. Older files with
 the whole payload (answer included) under every key read the same way.
 
 A line of a ``--predict_only`` run has no payload (its only metric is lmms-eval's ``bypass``):
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.errors import DataError
-from temporal_tasks.harness import SAME_AS
-from temporal_tasks.harness import task_docs as docs_of
+from temporal_tasks.payloads import SAME_AS
 from temporal_tasks.provenance import data_record, from_results
-from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.runs import read_samples
+from temporal_tasks.task_configs import resolve_function, task_config
+from temporal_tasks.task_docs import task_docs as docs_of
 
 
 def answer_of(line: dict) -> str:
@@ -84,7 +84,7 @@ def run_provenance(samples: Path, task: str) -> dict | None:
 
 
 def task_docs(task: str) -> list[dict]:
-    """The docs of ``task`` as its ``process_docs`` builds them (no video is built: :func:`harness.task_docs`)."""
+    """The docs of ``task`` as its ``process_docs`` builds them (no video built: :mod:`temporal_tasks.task_docs`)."""
     return docs_of(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"), task)
 
 
@@ -152,8 +152,3 @@ def scorable_lines(task: str, file: Path) -> tuple[list[dict], dict | None, bool
             "--log_samples (or --predict_only) for this task, unedited."
         )
     return lines, record, predict_only
-
-
-def question_payloads(lines: Iterable[dict]) -> list[dict]:
-    """One payload per sample line (alias of :func:`line_payloads`, for the exporters)."""
-    return line_payloads(lines)

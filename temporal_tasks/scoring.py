@@ -1,7 +1,7 @@
 """The scoring core: every metric and CI of every benchmark comes from :func:`score` over a payload table.
 
 A *payload* is the per-question dict our ``process_results`` returns (see
-:func:`temporal_tasks.harness.make_payload`). It carries ``question_id``, ``group_id``,
+:func:`temporal_tasks.payloads.make_payload`). It carries ``question_id``, ``group_id``,
 ``role``, ``group_size``, the raw ``answer``, the ``gold`` label, the parsed ``pred``
 (``None`` = unreadable) and ``correct``.
 
@@ -27,7 +27,8 @@ from __future__ import annotations
 import contextvars
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -42,13 +43,14 @@ from temporal_tasks.bootstrap import (
     stratified_percent,
 )
 from temporal_tasks.log import warn_once
+from temporal_tasks.parsing import parser_mode
 from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass
 
 __all__ = [
     "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "STABILITY", "GroupOutcomes", "InvalidPolicy", "Metric", "MetricResult",
     "Payload", "PayloadTable", "Units", "aggregators", "bootstrap_ci", "bootstrap_ci_repeats", "complete_groups",
     "group_counts", "group_outcomes", "outcome_functions", "payload_table", "percent", "question_rate", "reset_pass",
-    "score", "slug", "stability_aggregations", "stratified_percent", "stratum_values",
+    "score", "slug", "stability_aggregations", "stratified_percent", "stratum_percentages",
 ]  # fmt: skip
 
 Units = Sequence[Sequence[str]] | Literal["each", "all"]
@@ -80,17 +82,20 @@ class Metric:
 
     ``units``: ``"each"`` (every question), ``"all"`` (the whole group) or role tuples. A unit is
     right when all its members are correct (``rule="correct"``), or, with ``rule="score_gt"``, when
-    its first role's ``score_field`` is above its second's (VELOCITI's ClassicVLE). ``strata``: a
+    its first role's ``score_field`` is above its second's (VELOCITI's ClassicVLE). ``invalid_official``:
+    the invalid policy in the ``official`` parser mode (VELOCITI's closed-model rule; None: ``invalid``). ``strata``: a
     payload field; the value is then the mean of the strata's percentages (``exclude_strata``
     left out, a warning when fewer than ``expect_strata`` have a value; summed in ``strata_order``, the
     paper's column order, so that the value is the same to the last bit), and the bootstrap resamples
-    within strata. ``one_stratum``: a per-stratum key; several strata in it are an error.
+    within strata. ``one_stratum``: a per-stratum key; several strata in it are an error (:meth:`one_category`
+    gives a stratified metric's per-stratum form).
     ``row_field``: only questions whose slugged field equals the key's ``row_value`` are units
     (TemporalBench's per-category keys, which receive whole videos).
     """
 
     units: Units = "each"
-    invalid: InvalidPolicy | Callable[[], InvalidPolicy] = "wrong"
+    invalid: InvalidPolicy = "wrong"
+    invalid_official: InvalidPolicy | None = None
     rule: Literal["correct", "score_gt"] = "correct"
     score_field: str = ""
     strata: str | None = None
@@ -106,7 +111,19 @@ class Metric:
 
     def policy(self) -> InvalidPolicy:
         """The invalid-answer policy in force (it may follow the parser mode)."""
-        return self.invalid() if callable(self.invalid) else self.invalid
+        if self.invalid_official is not None and parser_mode() == "official":
+            return self.invalid_official
+        return self.invalid
+
+    def one_category(self) -> Metric:
+        """The metric on one category's payloads (the ``<metric>_<category>`` keys).
+
+        The metric itself, except for a mean over strata: a category key of those receives one stratum (VELOCITI's
+        per-test keys), so it is that stratum's pooled percentage, with every stratum allowed and no CI.
+        """
+        if self.strata is None:
+            return self
+        return replace(self, exclude_strata=(), expect_strata=0, one_stratum=True)
 
 
 @dataclass(frozen=True)
@@ -246,15 +263,9 @@ def score(
             value = percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
             return MetricResult(value, *bootstrap_ci(counts[counts[:, 1] > 0]))
         strata = group_strata(table, metric.strata)
-        per = {}
-        for s in sorted(set(strata.tolist())):
-            sel = counts[strata == s]
-            per[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
+        value = _one_value(counts, strata, metric, label, key)
         if metric.one_stratum:
-            if len(per) > 1:
-                raise ValueError(f"{label}: a per-stratum key {key} received several strata {sorted(per)}")
-            return MetricResult(next(iter(per.values())) if per else math.nan, math.nan, math.nan)
-        value = _strata_mean(per, metric, label, key)
+            return MetricResult(value, math.nan, math.nan)
         keep = (counts[:, 1] > 0) & ~np.isin(strata, list(metric.exclude_strata))
         return MetricResult(value, *bootstrap_ci(counts[keep], strata[keep].tolist()))
 
@@ -269,10 +280,7 @@ def _one_value(counts: np.ndarray, strata: np.ndarray | None, metric: Metric, la
     """The metric's value from per-group counts: pooled, or the mean of the strata's pooled percentages."""
     if strata is None:
         return percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
-    per = {}
-    for s in sorted(set(strata.tolist())):
-        sel = counts[strata == s]
-        per[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
+    per = stratum_percentages(counts, strata)
     if metric.one_stratum:
         if len(per) > 1:
             raise ValueError(f"{label}: a per-stratum key {key} received several strata {sorted(per)}")
@@ -316,13 +324,8 @@ def _score_repeats(
     return MetricResult(value, low, high, consensus, consistency, sd)
 
 
-def stratum_values(items: Sequence[Payload], metric: Metric, *, label: str) -> dict[str, float]:
-    """Per stratum (e.g. VELOCITI test), the metric's pooled percentage."""
-    if not items:
-        return {}
-    table = payload_table(items, label)
-    counts, _complete = group_counts(table, metric)
-    strata = group_strata(table, metric.strata or "")
+def stratum_percentages(counts: np.ndarray, strata: np.ndarray) -> dict[str, float]:
+    """Per stratum (sorted), the pooled percentage of its groups' counts: the core's one per-stratum percentage."""
     out = {}
     for s in sorted(set(strata.tolist())):
         sel = counts[strata == s]
@@ -430,59 +433,67 @@ def group_outcomes(
     return GroupOutcomes(ids[keep].tolist(), counts[keep], strata)
 
 
-def outcome_functions(label: str, metrics: Mapping[str, Metric]) -> dict[str, Callable[[list], GroupOutcomes]]:
-    """``{aggregation name: items -> GroupOutcomes}`` for the aggregations :func:`aggregators` builds."""
-    out: dict[str, Callable[[list], GroupOutcomes]] = {}
-    for name, metric in metrics.items():
-
-        def outcomes(items: list, _metric: Metric = metric) -> GroupOutcomes:
-            return group_outcomes(items, _metric, label=label)
-
-        out[name] = out[f"{name}_category"] = outcomes
-    return out
+def outcome_functions(
+    label: str, metrics: Mapping[str, Metric], *, prefix: str = "", category: str = "category"
+) -> dict[str, Callable[[list], GroupOutcomes]]:
+    """``{aggregation name: items -> GroupOutcomes}`` of the value and per-category aggregations that
+    :func:`aggregators` builds with the same ``prefix`` and ``category``."""
+    pairs = [(prefix + n, m) for n, m in metrics.items()]
+    pairs += [(f"{prefix}{n}_{category}", m.one_category()) for n, m in metrics.items()]
+    return {agg: partial(group_outcomes, metric=m, label=label) for agg, m in pairs}
 
 
 # --------------------------------------------------------------------------- lmms-eval aggregations
 
 
+def _variants(
+    metrics: Mapping[str, Metric], prefix: str, category: str, row_field: str | None, row_values: Sequence[str]
+) -> list[tuple[str, str, Metric, str | None, bool]]:
+    """``(aggregation name, metric name, metric, row value, is the headline)`` of every aggregation built."""
+    out = []
+    for name, metric in metrics.items():
+        out.append((prefix + name, name, metric, None, True))
+        out.append((f"{prefix}{name}_{category}", name, metric.one_category(), None, False))
+        out += [(f"{prefix}{name}_{v}", name, replace(metric, row_field=row_field), v, False) for v in row_values]
+    if len({v[0] for v in out}) < len(out):
+        raise ValueError(f"{prefix}{list(metrics)}: aggregation names collide (a row value named {category!r}?)")
+    return out
+
+
 def aggregators(
-    label: str,
+    label: str | Callable[[Sequence[Payload]], str],
     metrics: Mapping[str, Metric],
     *,
     report: str | Sequence[str] = (),
+    prefix: str = "",
+    category: str = "category",
+    row_field: str | None = None,
+    row_values: Sequence[str] = (),
 ) -> dict[str, Callable[[list], float]]:
-    """lmms-eval aggregation functions ``<m>``, ``<m>_ci_low``, ``<m>_ci_high``, ``<m>_category`` per metric.
+    """lmms-eval aggregation functions of each metric ``m``, with their ``--repeats`` stability functions.
 
-    ``report``: the metric(s) whose value warns (once) about incomplete groups. ``<m>_category`` is
-    the same metric on one category's payloads (the ``<metric>_<category>`` keys), silent.
+    ``<m>``, ``<m>_ci_low``, ``<m>_ci_high``; ``<m>_<category>``: the metric on one category's payloads
+    (:meth:`Metric.one_category`), silent; with ``row_field``, ``<m>_<v>`` for each of ``row_values``: only
+    questions whose slugged ``row_field`` is ``v`` are units (the key receives whole groups), silent.
+    ``prefix`` goes before the functions' names, not into the metric's key. ``label`` names the payloads in
+    warnings (or is a function of them). ``report``: the metric(s) whose value warns once about cut groups.
     """
     reporting = {report} if isinstance(report, str) else set(report)
+    title = label if isinstance(label, str) else label([])
     out: dict[str, Callable[[list], float]] = {}
-    for name, metric in metrics.items():
+    for agg, name, metric, row, headline in _variants(metrics, prefix, category, row_field, row_values):
 
-        def result(items: list, _name: str = name, _metric: Metric = metric) -> MetricResult:
-            return score(items, _metric, label=label, key=_name, report=_name in reporting)
+        def result(items: list, _k=name, _m=metric, _row=row, _rep=headline and name in reporting) -> MetricResult:
+            where = label if isinstance(label, str) else label(items)
+            return score(items, _m, label=where, key=_k, report=_rep, row_value=_row)
 
-        def value(items: list, _r=result) -> float:
-            return _r(items).value
+        for suffix, field in (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high"))[: 3 if headline else 1]:
 
-        def ci_low(items: list, _r=result) -> float:
-            return _r(items).ci_low
+            def fn(items: list, _r: Callable = result, _f: str = field) -> float:
+                return getattr(_r(items), _f)
 
-        def ci_high(items: list, _r=result) -> float:
-            return _r(items).ci_high
-
-        def per_category(items: list, _name: str = name, _metric: Metric = metric) -> float:
-            return score(items, _metric, label=label, key=_name).value
-
-        for suffix, fn, what in (
-            ("", value, "value"),
-            ("_ci_low", ci_low, "95% CI low"),
-            ("_ci_high", ci_high, "95% CI high"),
-            ("_category", per_category, "value on one category's questions (for <metric>_<category> keys)"),
-        ):
-            fn.__name__ = fn.__qualname__ = f"{name}{suffix}"
-            fn.__doc__ = f"{label} {name}: {what} (percent; groups bootstrapped for the CI)."
+            fn.__name__ = fn.__qualname__ = f"{agg}{suffix}"
+            fn.__doc__ = f"{title} {agg}: {field.replace('_', ' ')} (percent; groups bootstrapped for the CI)."
             out[fn.__name__] = fn
-        out.update(stability_aggregations(out, (name, f"{name}_category")))
+        out.update(stability_aggregations(out, (agg,)))
     return out

@@ -31,18 +31,19 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from temporal_tasks.benchmarks import of_task
 from temporal_tasks.errors import DataError
-from temporal_tasks.harness import building_task_name, builds_allowed, docs_dataset, task_docs
 from temporal_tasks.log import logger
-from temporal_tasks.registry import resolve_function, task_config
 from temporal_tasks.run_context import rank_share
 from temporal_tasks.run_state import STATE
 from temporal_tasks.shortcut_variants import SEED_VERSION
+from temporal_tasks.task_configs import resolve_function, task_config
+from temporal_tasks.task_docs import building_task_name, builds_allowed, docs_dataset, task_docs
 from temporal_tasks.video.builds import BackgroundBuilds, build_workers
 from temporal_tasks.video.cache import FileBuild, atomic_write, cache_folder, cached_file, content_hash
 from temporal_tasks.video.encode import BUILDER_VERSION, codec, frame_rate, save_video
@@ -267,7 +268,7 @@ def _builds() -> BackgroundBuilds:
 def main_docs(main: str) -> list[dict]:
     """The docs of the main task ``main``, from its task config's ``process_docs``, with no build started.
 
-    Read through :func:`temporal_tasks.harness.task_docs` (inside ``docs_only()``, where a loader starts no
+    Read through :func:`temporal_tasks.task_docs.task_docs` (inside ``docs_only()``, where a loader starts no
     video builds: the variants never show the main task's own built videos).
     """
     ref = task_config(main).get("process_docs")
@@ -277,7 +278,7 @@ def main_docs(main: str) -> list[dict]:
 def load_variant_docs(main: str, variant: str) -> list[dict]:
     """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds.
 
-    Inside :func:`temporal_tasks.harness.docs_only` it starts (and defers) no build: the docs alone.
+    Inside :func:`temporal_tasks.task_docs.docs_only` it starts (and defers) no build: the docs alone.
     """
     task = f"{main}_{variant}"
     docs = main_docs(main)
@@ -356,8 +357,6 @@ def prebuild(docs: Sequence[dict], variant: str, n: int | None = None, workers: 
 
     Threads, as for the paired videos: decord and PyAV release the GIL while decoding and encoding.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     n = n or num_frames()
     workers = max(1, min(len(docs), workers or os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:

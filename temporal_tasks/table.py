@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -191,8 +192,6 @@ def _repeat_count(items: Sequence[Payload], label: str) -> int:
 
 def majority(readings: Sequence[Any]) -> Any:
     """The reading most of ``readings`` agree on; ``None`` (unreadable) on a tie for the most votes."""
-    from collections import Counter
-
     top = Counter(readings).most_common(2)
     if not top or (len(top) > 1 and top[0][1] == top[1][1]):
         return None
@@ -268,7 +267,7 @@ def _fingerprint(items: Sequence[Any]) -> tuple:
 
 
 def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
-    # A payload with a ``twin`` (harness.PrimaryPayload: the lean samples file's full copy under the primary
+    # A payload with a ``twin`` (payloads.PrimaryPayload: the lean samples file's full copy under the primary
     # key) stands for that shared object, so that one table serves every metric key of a task.
     if not items or getattr(items[0], "twin", None) is None:
         return items

@@ -116,20 +116,30 @@ def test_a_file_locked_by_another_process_is_waited_for_not_rebuilt(clips, tmp_p
     target = video.paired_cache_path(a, b, 9, tmp_path)
     target.parent.mkdir(parents=True)
     lock = cache.lock_path(target)
-    lock.write_text(f"{cache.HOST} {os.getppid()}\n")  # a live process builds it
-    builds = video.BackgroundBuilds("test", workers=1)
-    builds.plan([("q", "p", (a, b))], 9, tmp_path)
-    _wait_idle(builds)  # the worker saw the lock and moved on
-    assert recorded == []
+    # Another process holds the builder's lock, builds when told to, then releases it.
+    code = (
+        f"import filelock, sys; l = filelock.FileLock({str(lock)!r}); l.acquire(); print('held', flush=True); "
+        f"sys.stdin.readline(); open({str(target)!r}, 'wb').write(b'theirs'); l.release()"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        builds = video.BackgroundBuilds("test", workers=1)
+        builds.plan([("q", "p", (a, b))], 9, tmp_path)
+        _wait_idle(builds)  # the worker saw the lock and moved on
+        assert recorded == []
 
-    def other_process_finishes() -> None:
-        time.sleep(0.3)
-        target.write_bytes(b"theirs")
-        lock.unlink()
+        def other_process_finishes() -> None:
+            time.sleep(0.3)
+            holder.stdin.write("go\n")
+            holder.stdin.flush()
 
-    threading.Thread(target=other_process_finishes).start()
-    path, waited = builds.get("q", a, b, 9, tmp_path)
-    assert waited and path == target and target.read_bytes() == b"theirs" and recorded == []
+        threading.Thread(target=other_process_finishes).start()
+        path, waited = builds.get("q", a, b, 9, tmp_path)
+        assert waited and path == target and target.read_bytes() == b"theirs" and recorded == []
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
 
 
 def test_two_ranks_planning_the_same_videos_build_each_once(clips, tmp_path, recorded):
@@ -152,10 +162,15 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(clips, tmp_path, recorded):
     a, b = map(str, clips[:2])
     target = video.paired_cache_path(a, b, 9, tmp_path)
     target.parent.mkdir(parents=True)
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    cache.lock_path(target).write_text(f"{cache.HOST} {int(dead.stdout)}\n")
+    lock = cache.lock_path(target)
+    # A builder killed (SIGKILL) while holding the lock: its lock file stays behind, its OS lock does not.
+    code = (
+        f"import filelock, os, signal; filelock.FileLock({str(lock)!r}).acquire(); os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    dead = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert dead.returncode == -9 and lock.exists()
     path, built = video.cached_paired_video(a, b, 9, tmp_path)
-    assert built and recorded == [path] and not cache.lock_path(target).exists()
+    assert built and recorded == [path] and not lock.exists()
 
 
 def test_a_failed_build_names_the_clip_and_stops_the_run(clips, tmp_path, monkeypatch):

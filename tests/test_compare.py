@@ -129,8 +129,8 @@ def test_group_outcomes_give_every_metric(task, mode, offline_env, monkeypatch):
     import random
 
     from temporal_tasks.compare import comparable_metrics
-    from temporal_tasks.registry import resolve_function, task_config
     from temporal_tasks.samples import task_docs
+    from temporal_tasks.task_configs import resolve_function, task_config
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     docs = task_docs(task)

@@ -53,6 +53,19 @@ def _timed(lmms_eval, label: str, *args, **kwargs):
     return run
 
 
+def _view(folder: Path, label: str) -> None:
+    """``temporal-tasks view`` of the run: at most 1.5 times the samples files it reads (issue 30)."""
+    from temporal_tasks.view import write_view
+
+    start = time.perf_counter()
+    path, data = write_view([folder], folder.parent / "view.html")
+    size = path.stat().st_size
+    ratio = size / data["samples_bytes"]
+    took = time.perf_counter() - start
+    print(f"[full-size] view of {label}: {size / 1e6:.1f} MB, {ratio:.2f}x the samples, written in {took:.1f} s")
+    assert ratio <= 1.5, (label, ratio)
+
+
 SAMPLES_LIMIT = 2500  # bytes per question, plus two copies of the answer (README "Samples files")
 
 
@@ -127,7 +140,7 @@ def _ba_mba(rows: list[dict], answers: dict[str, str]) -> dict[str, float]:
     }
 
 
-def test_temporalbench_full_size(lmms_eval, full_root):
+def test_temporalbench_full_size(lmms_eval, full_root, tmp_path):
     root = full_root / "temporalbench"
     rng = random.Random(3)
     answers, expected = {}, {}
@@ -141,6 +154,7 @@ def test_temporalbench_full_size(lmms_eval, full_root):
                  responses=answers, data_dir=full_root)  # fmt: skip
     _close(run.metrics("temporalbench_short_mba"), expected["short"])
     _close(run.metrics("temporalbench_long_mba"), expected["long"])
+    _view(tmp_path / "run1" / "results", "temporalbench_short_mba + long_mba")
 
 
 def test_velociti_full_size(lmms_eval, full_root):
@@ -204,7 +218,7 @@ _NO_ANSWER = (
 )
 
 
-def test_timeblind_full_size_thinking_model(lmms_eval, full_root):
+def test_timeblind_full_size_thinking_model(lmms_eval, full_root, tmp_path):
     rows = [json.loads(x) for x in (full_root / "timeblind" / "data.jsonl").read_text().splitlines()]
     rng = random.Random(20)
     answers, careful, stated = {}, {}, set()
@@ -235,3 +249,4 @@ def test_timeblind_full_size_thinking_model(lmms_eval, full_root):
         assert abs(got[key] - value) <= 0.5, (key, got[key], value)
     cut = sum(1 for i in careful if answers[str(i)].startswith("<think>") and "</think>" not in answers[str(i)])
     assert got["truncated_rate"] == pytest.approx(100 * cut / len(rows))
+    _view(tmp_path / "run1" / "results", "timeblind_iacc (thinking)")

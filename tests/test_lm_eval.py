@@ -16,8 +16,9 @@ from temporal_tasks import cli, lm_eval_tasks
 from temporal_tasks.benchmarks import registered
 from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-from temporal_tasks.harness import doc_to_text, make_payload
-from temporal_tasks.registry import our_tasks, task_config
+from temporal_tasks.doc_hooks import doc_to_text
+from temporal_tasks.payloads import make_payload
+from temporal_tasks.task_configs import our_tasks, task_config
 
 pytest.importorskip("lm_eval")
 

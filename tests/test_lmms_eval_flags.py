@@ -20,10 +20,10 @@ import yaml
 
 from temporal_tasks import video
 from temporal_tasks.fixtures import write_fixtures
-from temporal_tasks.harness import is_group_metric
-from temporal_tasks.registry import resolve_function, task_config
+from temporal_tasks.payloads import is_group_metric
 from temporal_tasks.rescore import rescore, task_metrics
 from temporal_tasks.samples import line_payload
+from temporal_tasks.task_configs import resolve_function, task_config
 from tests.test_timeblind import TRICKY
 
 TASK = "timeblind_iacc"

@@ -8,8 +8,9 @@ import random
 import pytest
 
 from temporal_tasks.cli import our_tasks
-from temporal_tasks.harness import make_payload, parse_disagreement
+from temporal_tasks.diagnostics import parse_disagreement
 from temporal_tasks.parsing import option
+from temporal_tasks.payloads import make_payload
 from temporal_tasks.rescore import reparse, task_config
 
 TEXT_OPTIONS = [option("A", "a woman talks to a man"), option("B", "a man is waving")]
@@ -101,7 +102,7 @@ def test_every_generate_task_reports_parse_disagreement():
         names = [m["metric"] for m in metrics]
         at = names.index("parse_disagreement")
         assert names[at - 1] == "invalid_rate", task
-        assert metrics[at]["aggregation"] == ("!function", "temporal_tasks.harness.parse_disagreement"), task
+        assert metrics[at]["aggregation"] == ("!function", "temporal_tasks.diagnostics.parse_disagreement"), task
         assert metrics[at]["higher_is_better"] is False, task
 
 
@@ -110,8 +111,8 @@ def test_every_loader_passes_the_options_it_shows(offline_env):
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.benchmarks.velociti import tasks as velociti
     from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-    from temporal_tasks.harness import docs_dataset
     from temporal_tasks.parsing import get_parser
+    from temporal_tasks.task_docs import docs_dataset
 
     docs = {
         "timeblind": timeblind.load_docs(),

@@ -13,8 +13,8 @@ import pytest
 import temporal_tasks
 from temporal_tasks import _hook, cli
 from temporal_tasks.data import DataError
-from temporal_tasks.registry import our_tasks
 from temporal_tasks.replay import read_responses
+from temporal_tasks.task_configs import our_tasks
 
 
 def _names_in(task_manager, directory: str) -> set[str]:

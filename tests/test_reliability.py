@@ -22,8 +22,8 @@ from temporal_tasks.cli import demo_responses, write_demo_responses
 from temporal_tasks.data import DataError, extract_zip
 from temporal_tasks.fixtures import demo_tasks, writers
 from temporal_tasks.parsing import PARSERS, compile_options, load_benchmark_parsers
-from temporal_tasks.registry import resolve_function
 from temporal_tasks.rescore import task_config, task_metrics
+from temporal_tasks.task_configs import resolve_function
 from tests.hypothesis_profiles import examples
 
 # Benchmarks register their parsers on import of their parsers module: load them all so every parser is fuzzed.

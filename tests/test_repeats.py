@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from temporal_tasks import harness
+from temporal_tasks import doc_hooks, payloads
 from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.scoring import Metric, bootstrap_ci, bootstrap_ci_repeats, reset_pass, score
@@ -54,10 +54,10 @@ def test_filter_hands_over_one_answer_as_take_first_and_k_as_a_list():
     from lmms_eval.filters.selection import TakeFirstFilter
 
     resps = [["Yes"], [""], []]
-    assert harness.AllAnswers().apply(resps, None) == list(TakeFirstFilter().apply(resps, None))
-    assert harness.AllAnswers().apply([["a", "b", "c"]], None) == [["a", "b", "c"]]
-    assert harness.answers(["a"]) == "a" and harness.answers(["a", "b"]) == ["a", "b"]
-    assert harness.answers([["a", "b"]]) == ["a", "b"] and harness.answers([]) == ""
+    assert doc_hooks.AllAnswers().apply(resps, None) == list(TakeFirstFilter().apply(resps, None))
+    assert doc_hooks.AllAnswers().apply([["a", "b", "c"]], None) == [["a", "b", "c"]]
+    assert payloads.answers(["a"]) == "a" and payloads.answers(["a", "b"]) == ["a", "b"]
+    assert payloads.answers([["a", "b"]]) == ["a", "b"] and payloads.answers([]) == ""
 
 
 def test_payload_keeps_repeat_zero_on_top_and_every_reading(tb_docs):
@@ -322,8 +322,8 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
     """Each group metric under --repeats 3 = the mean of three one-answer runs (the k = 1 path as the oracle);
     consensus = the one-answer run on the majority answers; SD = their sample SD. Every generate benchmark,
     both parser modes (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
-    from temporal_tasks.harness import is_group_metric
-    from temporal_tasks.registry import resolve_function, task_config
+    from temporal_tasks.payloads import is_group_metric
+    from temporal_tasks.task_configs import resolve_function, task_config
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     cfg = task_config(task)

@@ -85,7 +85,7 @@ def test_announce_prints_once_on_stderr(capsys):
 
 
 def test_num_fewshot_above_zero_is_a_clear_error(monkeypatch):
-    from temporal_tasks.harness import check_zero_shot
+    from temporal_tasks.task_docs import check_zero_shot
 
     def simple_evaluate(model_args=None, num_fewshot=None):
         check_zero_shot()

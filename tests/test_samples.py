@@ -10,7 +10,7 @@ import pytest
 
 from temporal_tasks import cli
 from temporal_tasks.data import DataError
-from temporal_tasks.harness import SharedPayload, share
+from temporal_tasks.payloads import SharedPayload, share
 from temporal_tasks.rescore import rescore
 from temporal_tasks.run_state import STATE
 from temporal_tasks.samples import answer_of, fed_keys, line_payload, rebuild_lines

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from temporal_tasks.harness import make_payload, results_for
+from temporal_tasks.payloads import make_payload, results_for
 from temporal_tasks.scoring import Metric, complete_groups, payload_table, question_rate, reset_pass, score, slug
 
 

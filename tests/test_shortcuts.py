@@ -15,9 +15,9 @@ from temporal_tasks import shortcuts, video
 from temporal_tasks.benchmarks import get
 from temporal_tasks.data import DataError
 from temporal_tasks.fixtures.video import moving, resizing, write_video
-from temporal_tasks.registry import our_tasks, task_config
 from temporal_tasks.rescore import rescore_task
 from temporal_tasks.run_state import STATE
+from temporal_tasks.task_configs import our_tasks, task_config
 
 decord = pytest.importorskip("decord")
 
@@ -316,7 +316,7 @@ def _api_reply(text: str) -> str:
 def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images):
     from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-    from temporal_tasks.harness import make_payload
+    from temporal_tasks.payloads import make_payload
     from tests.openai_server import OpenAIServer
 
     tasks = [f"{MAIN[b]}_{variant}" for b in ("timeblind", "velociti", "temporalbench")]
@@ -446,8 +446,8 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
 @pytest.mark.parametrize("known", [True, False])
 @pytest.mark.parametrize("main", ["vinoground_group", "velociti_strictvle", "temporalbench_short_mba"])
 def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, fresh_builds, tmp_path, main, known):
-    from temporal_tasks.harness import task_docs
-    from temporal_tasks.registry import resolve_function
+    from temporal_tasks.task_configs import resolve_function
+    from temporal_tasks.task_docs import task_docs
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
@@ -516,8 +516,8 @@ def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_ev
 
 
 def test_variant_process_docs_refuses_a_task_that_is_not_a_shortcut_variant(offline_env):
-    from temporal_tasks.harness import docs_only
     from temporal_tasks.shortcuts import process_docs_shuffled, process_docs_single_frame
+    from temporal_tasks.task_docs import docs_only
 
     for fn, task in ((process_docs_single_frame, "timeblind_iacc"), (process_docs_shuffled, "mytask_shuffled")):
         with docs_only(task), pytest.raises(DataError, match="variant of a benchmark's shortcut main task"):

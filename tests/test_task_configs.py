@@ -16,7 +16,7 @@ import pytest
 
 from temporal_tasks import tasks_dir
 from temporal_tasks.metric_lists import HEADER, stale_files
-from temporal_tasks.registry import our_tasks
+from temporal_tasks.task_configs import our_tasks
 
 SNAPSHOT = Path(__file__).parent / "data" / "task_configs.json"
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from temporal_tasks.benchmarks.temporalbench import METRIC_CATEGORIES, METRIC_SOURCES
 from temporal_tasks.benchmarks.temporalbench import aggregations as tb_agg
 from temporal_tasks.benchmarks.temporalbench import loader as temporalbench_loader
 from temporal_tasks.benchmarks.temporalbench import tasks as tb
@@ -258,7 +259,7 @@ def _scores(items: list, keys) -> dict[str, float]:
     for key in keys:
         fn = getattr(tb_agg, key, None)
         if fn is None:  # per-source keys share one aggregation
-            fn = tb.mba_subset if key.startswith("mba_") else tb.binary_acc_subset
+            fn = tb_agg.mba_subset if key.startswith("mba_") else tb_agg.binary_acc_subset
         picked = [p for p in items if key in p["_keys"]]
         out[key] = fn(picked)
     return out
@@ -287,7 +288,7 @@ def test_aggregations_match_official_rule(offline_env, monkeypatch, mode, part):
     _check(got, expected, f"{part}/{mode}")
     hand = {("official", "short_qa"): OFFICIAL_SHORT, ("official", "long_qa"): OFFICIAL_LONG,
             ("robust", "short_qa"): ROBUST_SHORT, ("robust", "long_qa"): ROBUST_LONG}[(mode, part)]  # fmt: skip
-    _check({**got, "invalid_rate": tb.invalid_rate(items)}, hand, f"{part}/{mode} by hand")
+    _check({**got, "invalid_rate": tb_agg.invalid_rate(items)}, hand, f"{part}/{mode} by hand")
 
 
 def test_cut_video_is_left_out_of_category_metrics(offline_env, monkeypatch):
@@ -339,7 +340,7 @@ def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
     assert long["parse_disagreement"] == pytest.approx(100 / 11)
     assert short["truncated_rate"] == 0.0 and long["truncated_rate"] == 0.0
     assert set(short) == {"binary_acc", "mba", "invalid_rate", "parse_disagreement", "truncated_rate"} | ci_keys | {
-        f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*tb.CATEGORY_SLUGS, "charades", "coin", "finegym")
+        f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*METRIC_CATEGORIES, "charades", "coin", "finegym")
     } | {"binary_acc_movie_description", "mba_movie_description"}
     # the group: plain mean of short and long (the paper's "Overall"), only for binary_acc and mba
     group = run.metrics("temporalbench_mba")
@@ -468,7 +469,14 @@ def test_headline_cis_bootstrap_videos(offline_env):
     # By hand: MBA resamples whole videos, each [all right, 1]; BA resamples videos of [right, questions].
     mba_counts = np.array([[all(v), 1] for v in videos.values()])
     ba_counts = np.array([[sum(v), len(v)] for v in videos.values()])
-    assert (tb.mba_ci_low(items), tb.mba_ci_high(items)) == bootstrap_ci(mba_counts)
-    assert (tb.binary_acc_ci_low(items), tb.binary_acc_ci_high(items)) == bootstrap_ci(ba_counts)
-    assert tb.mba_ci_low(items) <= tb.mba(items) <= tb.mba_ci_high(items)
-    assert tb.binary_acc_ci_low(items) <= tb.binary_acc(items) <= tb.binary_acc_ci_high(items)
+    assert (tb_agg.mba_ci_low(items), tb_agg.mba_ci_high(items)) == bootstrap_ci(mba_counts)
+    assert (tb_agg.binary_acc_ci_low(items), tb_agg.binary_acc_ci_high(items)) == bootstrap_ci(ba_counts)
+    assert tb_agg.mba_ci_low(items) <= tb_agg.mba(items) <= tb_agg.mba_ci_high(items)
+    assert tb_agg.binary_acc_ci_low(items) <= tb_agg.binary_acc(items) <= tb_agg.binary_acc_ci_high(items)
+
+
+def test_metric_keys_name_every_official_source_and_category():
+    # process_results keys a question by the slug of its official source/category name; the spec declares the
+    # keys: every official name must have one (else its questions would feed no source or category key).
+    assert sorted(slug(s) for s in temporalbench_loader.SOURCES) == sorted(METRIC_SOURCES)
+    assert sorted(slug(c) for c in temporalbench_loader.CATEGORIES) == sorted(METRIC_CATEGORIES)

@@ -114,3 +114,12 @@ def test_toy_benchmark_through_every_command(tmp_path):
     got = {k.split(",")[0]: v for k, v in rescored.items() if k.endswith(",none")}
     for key, value in OFFICIAL.items():
         assert got[key] == pytest.approx(value), (key, got)
+
+    # the viewer, with the generic failure shapes (the toy declares no view hook): pairs 2 and 3 failed
+    _cli("view", str(out), "--out", str(tmp_path / "view.html"), env=env)
+    html = (tmp_path / "view.html").read_text(encoding="utf-8")
+    data = json.loads(html.split('<script type="application/json" id="view-data">', 1)[1].split("</script>", 1)[0])
+    (toy,) = (t for t in data["tasks"] if t["task"] == "toybench_pair")
+    assert toy["runs"][0]["shapes"] == {"same answer to every question": 1, "unreadable answer": 1}
+    failed = [g["id"] for g in toy["groups"] if g["r"][0]["o"] == "failed"]
+    assert failed == ["toybench/2", "toybench/3"] and toy["runs"][0]["counts"]["failed"] == 2

@@ -128,7 +128,7 @@ INVALID = {"robust": 100 * 3 / 32, "official": 100 * 6 / 32}
 # Subset (rows 0..7). Robust: all right but coref (row 3) -> 6 tests at 100, coref 0 -> avg 600/7.
 # Official: rows 2, 4, 6, 7 dropped -> agent_bind, action_adv, action_bind, chrono have nothing (NaN);
 # the average is over the 3 tests left (agent_random, coref, action_manner), all 100.
-SUBSET_ROBUST = dict.fromkeys(velociti.ALL_TESTS, 100.0) | {"coref": 0.0}
+SUBSET_ROBUST = dict.fromkeys(velociti_loader.ALL_TESTS, 100.0) | {"coref": 0.0}
 SUBSET_OFFICIAL = {"control": 100.0, "agent_random": 100.0, "coref": 100.0, "action_manner": 100.0}
 
 MC_ANSWERS = {
@@ -312,7 +312,7 @@ def test_fixture_docs(offline_env):
     # video_id given as "<id>.mp4" (row 2) resolves to the same file as the bare id (row 3).
     assert docs[4]["videos"] == docs[6]["videos"] and Path(docs[4]["videos"][0]).is_file()
     assert docs[4]["videos"][0].endswith("velociti_videos/v_fixOrder003_seg_5_15.mp4")
-    assert {d["categories"][0] for d in docs} == set(velociti.ALL_TESTS)
+    assert {d["categories"][0] for d in docs} == set(velociti_loader.ALL_TESTS)
     subset = velociti.load_docs(kind="entail", subset=True)
     assert [d["row"] for d in subset[::2]] == list(range(8))
     mc = velociti.load_docs(kind="mc")
@@ -327,30 +327,40 @@ def test_fixture_docs(offline_env):
 
 
 def _task_yaml(name: str) -> dict:
-    from temporal_tasks.registry import task_config
+    from temporal_tasks.task_configs import task_config
 
     return task_config(name)  # the YAML lmms-eval loads (wheel or checkout), templates included
 
 
 @pytest.mark.parametrize(
-    ("task", "keys"),
-    [("velociti_strictvle", velociti.STRICT_KEYS), ("velociti_strictvle_subset", velociti.STRICT_KEYS),
-     ("velociti_strictvle_prob", velociti.PROB_KEYS), ("velociti_strictvle_prob_subset", velociti.PROB_KEYS),
-     ("velociti_mc", velociti.MC_KEYS), ("velociti_mc_subset", velociti.MC_KEYS)],
+    ("task", "kind", "process"),
+    [("velociti_strictvle", "entail", "process_results"), ("velociti_strictvle_subset", "entail", "process_results"),
+     ("velociti_strictvle_prob", "entail", "process_results_prob"),
+     ("velociti_strictvle_prob_subset", "entail", "process_results_prob"),
+     ("velociti_mc", "mc", "process_results_mc"), ("velociti_mc_subset", "mc", "process_results_mc")],
 )  # fmt: skip
-def test_yaml_lists_every_metric_key(task, keys):
+def test_yaml_lists_every_metric_key(offline_env, task, kind, process):
+    # Both the YAML's metric list and process_results' keys derive from the spec's metric list: over the
+    # questions of every test, process_results feeds exactly the keys the YAML aggregates, each test's
+    # per-test keys only its own questions.
     cfg = _task_yaml(task)
     names = [m["metric"] for m in cfg["metric_list"]]
+    docs = velociti.load_docs(kind=kind)
+    results = [getattr(velociti, process)(d, ["Yes"]) for d in docs]
+    fed = {key for r in results for key in r}
     if cfg["output_type"] == "generate_until":  # --repeats k: each group metric's three stability keys too
-        from temporal_tasks.harness import is_group_metric
+        from temporal_tasks.payloads import is_group_metric
         from temporal_tasks.scoring import STABILITY
 
-        keys = (*keys, *(f"{k}_{s}" for k in keys if is_group_metric(k) for s in STABILITY))
-    assert sorted(names) == sorted(keys)
+        fed |= {f"{k}_{s}" for k in fed if is_group_metric(k) for s in STABILITY}
+    assert sorted(names) == sorted(fed)
+    for doc, r in zip(docs, results, strict=True):
+        own = [k for k in r if any(k.endswith(f"_{t}") for t in velociti_loader.ALL_TESTS)]
+        assert own and all(k.endswith(f"_{doc['test_name']}") for k in own)
     for m in cfg["metric_list"]:
         module, _, fn = m["aggregation"][1].rpartition(".")
         if m["metric"] in ("parse_disagreement", "truncated_rate"):  # shared by every generate task
-            assert m["aggregation"][1] == f"temporal_tasks.harness.{m['metric']}"
+            assert m["aggregation"][1] == f"temporal_tasks.diagnostics.{m['metric']}"
             continue
         assert module == "temporal_tasks.benchmarks.velociti.aggregations" and callable(getattr(velociti_agg, fn))
     if cfg["output_type"] == "generate_until":
@@ -451,11 +461,11 @@ def test_strict_aggregation_order_free_and_modes(offline_env, monkeypatch):
         results = _payloads(docs, STRICT_ANSWERS)
         random.Random(3).shuffle(results)
         for test, value in expected.items():
-            assert _aggregate(results, f"strict_vle_{test}", velociti.strict_vle_test) == pytest.approx(value)
-        assert _aggregate(results, "strict_vle", velociti.strict_vle) == pytest.approx(mean7(expected))
-        assert _aggregate(results, "invalid_rate", velociti.invalid_rate) == pytest.approx(INVALID[mode])
-        low = _aggregate(results, "strict_vle_ci_low", velociti.strict_vle_ci_low)
-        high = _aggregate(results, "strict_vle_ci_high", velociti.strict_vle_ci_high)
+            assert _aggregate(results, f"strict_vle_{test}", velociti_agg.strict_vle_test) == pytest.approx(value)
+        assert _aggregate(results, "strict_vle", velociti_agg.strict_vle) == pytest.approx(mean7(expected))
+        assert _aggregate(results, "invalid_rate", velociti_agg.invalid_rate) == pytest.approx(INVALID[mode])
+        low = _aggregate(results, "strict_vle_ci_low", velociti_agg.strict_vle_ci_low)
+        high = _aggregate(results, "strict_vle_ci_high", velociti_agg.strict_vle_ci_high)
         assert low <= mean7(expected) <= high
         # robust: two tests mix right and wrong rows, so resampling moves the mean; official: every kept
         # test is all-right or all-wrong, so the interval collapses onto the value.
@@ -467,9 +477,9 @@ def test_strict_aggregation_order_free_and_modes(offline_env, monkeypatch):
 def test_truncated_pairs_are_left_out(offline_env, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
     results = _payloads(velociti.load_docs(kind="entail")[:5], STRICT_ANSWERS)  # rows 0, 1 and half of row 2
-    assert _aggregate(results, "strict_vle", velociti.strict_vle) == 100.0  # only agent_random (row 1) is scored
-    assert math.isnan(_aggregate(results, "strict_vle_agent_bind", velociti.strict_vle_test))
-    assert _aggregate(results, "strict_vle_control", velociti.strict_vle_test) == 100.0
+    assert _aggregate(results, "strict_vle", velociti_agg.strict_vle) == 100.0  # only agent_random (row 1) is scored
+    assert math.isnan(_aggregate(results, "strict_vle_agent_bind", velociti_agg.strict_vle_test))
+    assert _aggregate(results, "strict_vle_control", velociti_agg.strict_vle_test) == 100.0
 
 
 def test_control_is_excluded_from_the_average(offline_env, monkeypatch):
@@ -477,8 +487,8 @@ def test_control_is_excluded_from_the_average(offline_env, monkeypatch):
     answers = {f"{r}_pos": "Yes" for r in range(16)} | {f"{r}_neg": "No" for r in range(16)}
     answers |= {"0_neg": "Yes", "8_neg": "Yes"}  # only control wrong
     results = _payloads(velociti.load_docs(kind="entail"), answers)
-    assert _aggregate(results, "strict_vle", velociti.strict_vle) == 100.0
-    assert _aggregate(results, "strict_vle_control", velociti.strict_vle_test) == 0.0
+    assert _aggregate(results, "strict_vle", velociti_agg.strict_vle) == 100.0
+    assert _aggregate(results, "strict_vle_control", velociti_agg.strict_vle_test) == 0.0
 
 
 def test_mc_aggregation(offline_env, monkeypatch):
@@ -488,19 +498,19 @@ def test_mc_aggregation(offline_env, monkeypatch):
         results = _payloads(docs, MC_ANSWERS, velociti.process_results_mc)
         random.Random(5).shuffle(results)
         for test, (a, b, both) in expected.items():
-            assert _aggregate(results, f"mc_a_{test}", velociti.mc_a_test) == pytest.approx(a)
-            assert _aggregate(results, f"mc_b_{test}", velociti.mc_b_test) == pytest.approx(b)
-            assert _aggregate(results, f"mc_both_{test}", velociti.mc_both_test) == pytest.approx(both)
-            assert _aggregate(results, f"mc_bias_{test}", velociti.mc_bias_test) == pytest.approx(b - a)
+            assert _aggregate(results, f"mc_a_{test}", velociti_agg.mc_a_test) == pytest.approx(a)
+            assert _aggregate(results, f"mc_b_{test}", velociti_agg.mc_b_test) == pytest.approx(b)
+            assert _aggregate(results, f"mc_both_{test}", velociti_agg.mc_both_test) == pytest.approx(both)
+            assert _aggregate(results, f"mc_bias_{test}", velociti_agg.mc_bias_test) == pytest.approx(b - a)
         a7 = mean7({t: v[0] for t, v in expected.items()})
         b7 = mean7({t: v[1] for t, v in expected.items()})
-        assert _aggregate(results, "mc_a", velociti.mc_a) == pytest.approx(a7)
-        assert _aggregate(results, "mc_b", velociti.mc_b) == pytest.approx(b7)
-        assert _aggregate(results, "mc_bias", velociti.mc_bias) == pytest.approx(b7 - a7)
-        assert _aggregate(results, "mc_both", velociti.mc_both) == pytest.approx(
+        assert _aggregate(results, "mc_a", velociti_agg.mc_a) == pytest.approx(a7)
+        assert _aggregate(results, "mc_b", velociti_agg.mc_b) == pytest.approx(b7)
+        assert _aggregate(results, "mc_bias", velociti_agg.mc_bias) == pytest.approx(b7 - a7)
+        assert _aggregate(results, "mc_both", velociti_agg.mc_both) == pytest.approx(
             mean7({t: v[2] for t, v in expected.items()})
         )
-        assert _aggregate(results, "invalid_rate", velociti.invalid_rate) == pytest.approx(MC_INVALID[mode])
+        assert _aggregate(results, "invalid_rate", velociti_agg.invalid_rate) == pytest.approx(MC_INVALID[mode])
     oracle = oracle_mcq(MC_ANSWERS, list(range(16)))
     assert {t: (v["mc_a"], v["mc_b"], v["mc_both"]) for t, v in oracle.items()} == MC_OFFICIAL
 
@@ -522,15 +532,15 @@ def test_prob_aggregation_matches_metrics_py(offline_env):
     oracle = oracle_metrics_py({q: logp_table(v) or {} for q, v in LOGPS.items()}, list(range(16)))
     for test, (strict, classic) in PROB.items():
         assert oracle[test] == {"strict_vle": strict, "classic_vle": classic}
-        assert _aggregate(results, f"strict_vle_{test}", velociti.prob_strict_vle_test) == strict
-        assert _aggregate(results, f"classic_vle_{test}", velociti.prob_classic_vle_test) == classic
-    assert _aggregate(results, "strict_vle", velociti.prob_strict_vle) == pytest.approx(
+        assert _aggregate(results, f"strict_vle_{test}", velociti_agg.prob_strict_vle_test) == strict
+        assert _aggregate(results, f"classic_vle_{test}", velociti_agg.prob_classic_vle_test) == classic
+    assert _aggregate(results, "strict_vle", velociti_agg.prob_strict_vle) == pytest.approx(
         mean7({t: v[0] for t, v in PROB.items()})
     )
-    assert _aggregate(results, "classic_vle", velociti.prob_classic_vle) == pytest.approx(
+    assert _aggregate(results, "classic_vle", velociti_agg.prob_classic_vle) == pytest.approx(
         mean7({t: v[1] for t, v in PROB.items()})
     )
-    assert _aggregate(results, "invalid_rate", velociti.prob_invalid_rate) == pytest.approx(PROB_INVALID)
+    assert _aggregate(results, "invalid_rate", velociti_agg.prob_invalid_rate) == pytest.approx(PROB_INVALID)
 
 
 # ----------------------------------------------------------------------------- real CLI
@@ -542,7 +552,7 @@ ALL_TASKS = (
 
 
 def _check_strict(metrics: dict, expected: dict[str, float]) -> None:
-    for test in velociti.ALL_TESTS:
+    for test in velociti_loader.ALL_TESTS:
         key = f"strict_vle_{test}"
         if test in expected:
             assert metrics[key] == pytest.approx(expected[test]), key
@@ -632,12 +642,12 @@ def test_cli_yes_to_everything(lmms_eval, tmp_path):
     run = lmms_eval(ALL_TASKS, responses=replay, env={"TEMPORAL_TASKS_PARSER": "official"})
     for task in ("velociti_strictvle", "velociti_strictvle_subset", "velociti_strictvle_prob_subset"):
         m = run.metrics(task)
-        assert m["strict_vle"] == 0.0 and all(m[f"strict_vle_{t}"] == 0.0 for t in velociti.ALL_TESTS)
+        assert m["strict_vle"] == 0.0 and all(m[f"strict_vle_{t}"] == 0.0 for t in velociti_loader.ALL_TESTS)
         assert m["invalid_rate"] == 0.0
     assert run.metrics("velociti_strictvle_prob_subset")["classic_vle"] == 0.0
     prob = run.metrics("velociti_strictvle_prob")
     assert prob["strict_vle"] == 0.0 and prob["classic_vle"] == 0.0  # e+ == e-: ties are wrong
-    assert all(prob[f"classic_vle_{t}"] == 0.0 for t in velociti.ALL_TESTS)
+    assert all(prob[f"classic_vle_{t}"] == 0.0 for t in velociti_loader.ALL_TESTS)
     mc = run.metrics("velociti_mc")
     assert (mc["mc_a"], mc["mc_b"], mc["mc_bias"], mc["mc_both"]) == (100.0, 0.0, -100.0, 0.0)
     assert (mc["mc_both_ci_low"], mc["mc_both_ci_high"]) == (0.0, 0.0)

@@ -16,7 +16,7 @@ from temporal_tasks.benchmarks.vinoground import aggregations as vinoground_agg
 from temporal_tasks.benchmarks.vinoground import fixture as fx
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data import DataError
-from temporal_tasks.harness import parse_disagreement, truncated_rate
+from temporal_tasks.diagnostics import parse_disagreement, truncated_rate
 from temporal_tasks.parsing import get_parser
 
 CATS = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
@@ -364,9 +364,9 @@ def test_incomplete_pairs_are_left_out(offline_env):
 
 
 def test_yaml_metric_lists_match_process_results():
-    from temporal_tasks.harness import is_group_metric
-    from temporal_tasks.registry import task_config
+    from temporal_tasks.payloads import is_group_metric
     from temporal_tasks.scoring import STABILITY
+    from temporal_tasks.task_configs import task_config
 
     variants = {"vinoground_group": "group", "vinoground_group_official": "official", "vinoground_text": "text",
                 "vinoground_video": "video", "vinoground_text_blind": "text_blind"}  # fmt: skip

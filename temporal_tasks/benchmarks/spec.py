@@ -30,6 +30,13 @@ class PerCategory:
     # "family": every category of one family, then the next family; "category": every family per category.
     by: str = "family"
 
+    def keys(self, category: str | None = None) -> list[str]:
+        """Its keys ``<family>_<category>`` in metric-list order; with ``category``, only that category's."""
+        cats = [c for c in self.categories if category is None or c == category]
+        if self.by == "family":
+            return [f"{f}_{c}" for f in self.families for c in cats]
+        return [f"{f}_{c}" for c in cats for f in self.families]
+
 
 @dataclass(frozen=True)
 class MetricList:
@@ -39,7 +46,7 @@ class MetricList:
     ``ci``), the ``per_category`` blocks, then the ``--repeats`` stability keys of every group metric
     (``stability``). An entry's aggregation is the function of the same name (``prefix`` + key) in the
     benchmark's generated ``aggregations`` module; ``parse_disagreement`` and ``truncated_rate`` are the
-    shared ones of :mod:`temporal_tasks.harness`.
+    shared ones of :mod:`temporal_tasks.diagnostics`.
     """
 
     file: str  # relative to the benchmark's task folder
@@ -51,6 +58,15 @@ class MetricList:
     lower_is_better: tuple[str, ...] = ()  # families whose keys are better when lower (diagnostics always are)
     comment: str = ""  # a comment line above the entries
     stability: bool = True  # False for log-likelihood tasks and metrics without groups
+
+    def keys(self) -> list[str]:
+        """The keys every question of the task feeds, in metric-list order: values, diagnostics, CIs.
+
+        A task's ``process_results`` returns these and the :attr:`per_category` keys of the question's
+        categories (:meth:`PerCategory.keys`); neither is written anywhere else.
+        """
+        cis = [f"{m}{end}" for m in self.ci for end in ("_ci_low", "_ci_high")]
+        return [*self.values, *self.diagnostics, *cis]
 
 
 @dataclass(frozen=True)
@@ -66,8 +82,9 @@ class Benchmark:
     tasks_dir: str | None = None
 
     # Report and summary layout.
-    headline: tuple[str, ...] = ()  # headline metric keys, in display order
-    families: tuple[str, ...] = ()  # category metrics are ``<family>_<category>``
+    # Headline metric keys in display order; left out, derived from the metric lists (see __post_init__).
+    headline: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()  # category metrics are ``<family>_<category>``, in display order
     categories: tuple[str, ...] = ()  # preferred category order; unknown categories follow, sorted
     tasks: tuple[str, ...] = ()  # preferred task order in the report; unknown tasks follow, sorted
     primary: tuple[str, ...] = ()  # the headline number of `summary`: the first of these a task reports
@@ -83,6 +100,9 @@ class Benchmark:
     # Hooks, "module:function" (``.module`` is relative to ``package``); None: the benchmark has none.
     check: str | None = None  # (BenchmarkData, videos to decode per part) -> list[check.Part]
     export: str | None = None  # (samples files by task, out dir) -> files written, in the official scorers' format
+    view: str | None = None  # (a failed group's re-read payloads) -> its failure shape in `temporal-tasks view`
+    # (importer.SourceFile, importer.ImportContext) -> importer.FileImport: one official answer file, mapped to our ids
+    importer: str | None = None
     fixture: str | None = None  # (root) -> the small synthetic copy's folder ``root/<name>``
     fixture_full: str | None = None  # (root) -> the synthetic copy at the published sizes
     demo_tasks: tuple[str, ...] = ()  # the tasks `temporal-tasks demo` runs on the small fixture
@@ -94,6 +114,19 @@ class Benchmark:
     metric_lists: tuple[MetricList, ...] = ()
     # The module (in ``package``) defining those functions: plain ``def``s or entries of its AGGREGATIONS dict.
     scoring_module: str = ".tasks"
+
+    def __post_init__(self) -> None:
+        # The headline keys are declared by the metric lists: the families first (their display order), then
+        # the lists' other values, then their diagnostics, each once.
+        if not self.headline and self.metric_lists:
+            values = [k for ml in self.metric_lists for k in ml.values]
+            diagnostics = [k for ml in self.metric_lists for k in ml.diagnostics]
+            keys = dict.fromkeys([*self.families, *values, *diagnostics])
+            object.__setattr__(self, "headline", tuple(keys))
+        listed = {k for ml in self.metric_lists for k in ml.values}
+        unlisted = [f for f in self.families if self.metric_lists and f not in listed]
+        if unlisted:
+            raise ValueError(f"{self.name}: families {unlisted} are not values of any of its metric_lists.")
 
     @property
     def blind(self) -> str | None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
+import yaml
+
 from temporal_tasks.compat.cli import command_line_setting
 from temporal_tasks.run_state import STATE
 
@@ -195,8 +197,6 @@ def config_entries_env() -> list[dict[str, str]] | None:
         if len(entries) < 2 or not path:
             return None
         try:
-            import yaml
-
             with open(path, encoding="utf-8") as fh:
                 loaded = yaml.safe_load(fh)
         except (OSError, ValueError):

@@ -7,6 +7,7 @@ tasks and metrics no spec knows are still reported, generically.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -53,17 +54,30 @@ class BenchmarkLayout:
         )
 
 
-# (the registry's specs, their layouts by benchmark name): rebuilt when the registry is (its cache cleared),
-# and otherwise the same objects, so ``benchmark_of(task) is layout`` holds.
-_cache: tuple[dict[str, Benchmark], dict[str, BenchmarkLayout]] | None = None
+class _Same:
+    """A key equal only to itself: the registry's specs dict, by identity (a dict is not hashable)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
 
 
 def _layouts() -> dict[str, BenchmarkLayout]:
-    global _cache
-    specs = registered()
-    if _cache is None or _cache[0] is not specs:
-        _cache = (specs, {name: BenchmarkLayout.of(spec) for name, spec in specs.items()})
-    return _cache[1]
+    return _layouts_of(_Same(registered()))
+
+
+@functools.lru_cache(maxsize=1)
+def _layouts_of(specs: _Same) -> dict[str, BenchmarkLayout]:
+    # Rebuilt when the registry is (its cache cleared), and otherwise the same objects, so
+    # ``benchmark_of(task) is layout`` holds. A cache of a pure function of the specs, not run state.
+    return {name: BenchmarkLayout.of(spec) for name, spec in specs.obj.items()}
 
 
 def benchmarks() -> tuple[BenchmarkLayout, ...]:

@@ -3,7 +3,7 @@
 Every built file (paired videos, the shortcut variants' files) is keyed by the contents of its inputs
 (:func:`content_hash`), written atomically (:func:`atomic_write`: a temporary file, then a rename, so a
 reader sees no file or the whole file) and built once across threads and processes (:func:`build_once`:
-a lock file next to the target names the one builder; a lock left by a dead process is taken over).
+the one builder holds an OS file lock beside the target, released by the kernel if its process dies).
 :class:`FileBuild` describes one such file; :func:`cached_file` returns it, built first if missing.
 """
 
@@ -12,16 +12,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import socket
-import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock, Timeout
+
 from temporal_tasks.files import atomic_write, cache_dir
 
 __all__ = [
-    "HOST",
     "FileBuild",
     "atomic_write",
     "build_once",
@@ -30,13 +29,8 @@ __all__ = [
     "content_hash",
     "file_key",
     "is_ready",
-    "lock_is_stale",
     "lock_path",
-    "try_lock",
 ]
-
-HOST = socket.gethostname()  # written into lock files: a lock of this host names a process that can be checked
-_LOCK_STALE_SECONDS = 600.0  # a lock whose owner cannot be checked (another host) is taken over after this
 
 
 def cache_folder(root: str | os.PathLike | None = None) -> Path:
@@ -79,61 +73,34 @@ def lock_path(target: Path) -> Path:
     return target.with_name(f".{target.name}.lock")
 
 
-def try_lock(lock: Path) -> bool:
-    """Create ``lock`` (``O_EXCL``: one winner) naming this host and process; False when someone holds it."""
-    try:
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w") as fh:
-        fh.write(f"{HOST} {os.getpid()}\n")
-    return True
-
-
-def lock_is_stale(lock: Path) -> bool:
-    """True when the lock's owner is gone (dead process on this host, or an old lock from elsewhere)."""
-    try:
-        owner = lock.read_text().split()
-        age = time.time() - lock.stat().st_mtime
-    except OSError:
-        return False  # just released: the caller looks again
-    if len(owner) == 2 and owner[0] == HOST and owner[1].isdigit():
-        try:
-            os.kill(int(owner[1]), 0)
-        except ProcessLookupError:
-            return True
-        except OSError:
-            pass
-        return False
-    return age > _LOCK_STALE_SECONDS
-
-
 def build_once(target: Path, build: Callable[[Path], object], *, wait: bool = True) -> str:
     """Make ``target`` exist with ``build(target)`` (an atomic writer), at most once across threads and processes.
 
-    A lock file next to the target (created with ``O_EXCL``) names the one builder; everyone else
-    waits for the target to appear (``wait=True``) or returns ``"busy"`` at once. A lock left by a
-    dead process is taken over. Returns ``"cached"``, ``"built"`` or ``"busy"``.
+    The one builder holds a ``filelock`` on ``.<name>.lock`` beside the target (an OS lock: the kernel
+    releases it when its process dies, so a killed builder's lock is taken over at once); everyone else waits
+    for that lock (``wait=True``) and then finds the target built, or returns ``"busy"`` at once. The lock file
+    is removed by its holder. Returns ``"cached"``, ``"built"`` or ``"busy"``.
     """
-    lock = lock_path(target)
-    while True:
-        if is_ready(target):
+    if is_ready(target):
+        return "cached"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # thread_local: each thread holds its own descriptor, so threads of one process exclude each other too
+    # (lmms-eval makes FileLock objects singletons per path; a shared counter would let a second thread in).
+    lock = FileLock(lock_path(target), thread_local=True)
+    try:
+        lock.acquire(timeout=-1 if wait else 0)
+    except Timeout:
+        return "busy"
+    try:
+        if is_ready(target):  # built by the holder we waited for, or between our check and the lock
             return "cached"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if try_lock(lock):
-            try:
-                if is_ready(target):  # finished by someone else between our check and the lock
-                    return "cached"
-                build(target)
-                return "built"
-            finally:
-                lock.unlink(missing_ok=True)
-        if lock_is_stale(lock):
-            lock.unlink(missing_ok=True)
-            continue
-        if not wait:
-            return "busy"
-        time.sleep(0.05)
+        build(target)
+        return "built"
+    finally:
+        # The lock file goes while still held, so none is left in the cache: a process waiting on it then finds the
+        # target built; after a failed build at worst two processes rebuild it, each atomically.
+        lock_path(target).unlink(missing_ok=True)
+        lock.release()
 
 
 @dataclass(frozen=True)

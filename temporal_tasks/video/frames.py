@@ -8,9 +8,8 @@ docs describe; :func:`sample_clip` is the builders' (memoised: a clip serves two
 
 from __future__ import annotations
 
+import functools
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,14 +62,9 @@ class Clip:
     native_fps: float = 0.0  # the file's frame rate (0 if unknown)
 
 
-_frame_cache: OrderedDict[tuple, Clip] = OrderedDict()
-_frame_lock = threading.Lock()
-
-
 def clear_frame_cache() -> None:
     """Forget the memoised frames of this process (a benchmark timing each build from scratch)."""
-    with _frame_lock:
-        _frame_cache.clear()
+    _decoded.cache_clear()
 
 
 Sampling = int | tuple[str, float]
@@ -107,20 +101,14 @@ def sample_indices(total: int, native_fps: float, how: Sampling) -> np.ndarray:
 
 def sample_clip(path: Path, k: Sampling) -> Clip:
     """The clip's frames sampled as ``k`` says (see :data:`Sampling`), memoised (each clip serves two questions)."""
-    key = (*file_key(path), k)
-    with _frame_lock:
-        hit = _frame_cache.get(key)
-        if hit is not None:
-            _frame_cache.move_to_end(key)
-            return hit
+    return _decoded(file_key(path), path, k)
+
+
+@functools.lru_cache(maxsize=_MAX_FRAME_CACHE)
+def _decoded(key: tuple, path: Path, k: Sampling) -> Clip:  # noqa: ARG001 - ``key`` (path, size, mtime) is the cache key
+    # A cache of a pure function of the file's bytes (a changed file is a new key), not run state.
     clip = _decode_decord(path, k)
-    if clip is None:
-        clip = _decode_pyav(path, k)
-    with _frame_lock:
-        _frame_cache[key] = clip
-        while len(_frame_cache) > _MAX_FRAME_CACHE:
-            _frame_cache.popitem(last=False)
-    return clip
+    return clip if clip is not None else _decode_pyav(path, k)
 
 
 def decode_check(path: str | os.PathLike, k: int = 2) -> int:

@@ -26,9 +26,11 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from temporal_tasks.video.cache import FileBuild, build_once, cache_folder, cached_file, content_hash
 from temporal_tasks.video.encode import BUILDER_VERSION, codec, frame_rate, save_video
@@ -121,8 +123,6 @@ def build_paired_videos(
     missing = [i for i, t in enumerate(targets) if not t.is_file()]
     bar = None
     if progress and len(missing) >= 8:
-        from tqdm import tqdm
-
         bar = tqdm(total=len(missing), desc=desc, unit="video")
 
     def build(i: int) -> None:
@@ -138,8 +138,6 @@ def build_paired_videos(
             for i in missing:
                 build(i)
         else:
-            from concurrent.futures import ThreadPoolExecutor
-
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 list(pool.map(build, missing))
     finally:

@@ -22,29 +22,30 @@ METRIC_CATEGORIES = (
 )  # fmt: skip
 QA = ("binary_acc", "mba")
 
+# The QA tasks' metric list: their keys (the tasks module's process_results) and their YAML entries.
+BY_SOURCE = PerCategory(
+    QA,
+    METRIC_SOURCES,
+    "{family}_subset",
+    "per source dataset (the `dataset` / `source_dataset` field); MBA groups by video",
+    by="category",
+)
+BY_CATEGORY = PerCategory(
+    QA,
+    METRIC_CATEGORIES,
+    "{family}_{category}",
+    "per category (short QA only; the long QA has none): MBA of a video's questions of that category",
+    by="category",
+)
+QA_LIST = MetricList(
+    "_default_template_yaml",
+    values=QA,
+    ci=QA,
+    per_category=(BY_SOURCE, BY_CATEGORY),
+    comment="BA, MBA, unreadable answers, 95% CIs (videos bootstrapped)",
+)
 METRIC_LISTS = (
-    MetricList(
-        "_default_template_yaml",
-        values=QA,
-        ci=QA,
-        per_category=(
-            PerCategory(
-                QA,
-                METRIC_SOURCES,
-                "{family}_subset",
-                "per source dataset (the `dataset` / `source_dataset` field); MBA groups by video",
-                by="category",
-            ),
-            PerCategory(
-                QA,
-                METRIC_CATEGORIES,
-                "{family}_{category}",
-                "per category (short QA only; the long QA has none): MBA of a video's questions of that category",
-                by="category",
-            ),
-        ),
-        comment="BA, MBA, unreadable answers, 95% CIs (videos bootstrapped)",
-    ),
+    QA_LIST,
     # Captions have no groups to be stable over, and no parser (no invalid or disagreeing readings).
     MetricList(
         "temporalbench_caption_sim.yaml", values=("caption_sim",), diagnostics=("truncated_rate",), stability=False
@@ -57,7 +58,6 @@ SPEC = Benchmark(
     package=__name__,
     hf_repo="microsoft/TemporalBench",
     paper="Cai et al.: TemporalBench, evaluating fine-grained temporal dynamics understanding",
-    headline=("mba", "binary_acc", "caption_sim", "invalid_rate", "parse_disagreement", "truncated_rate"),
     families=("mba", "binary_acc"),
     categories=CATEGORIES,
     tasks=("temporalbench_short_mba", "temporalbench_long_mba", "temporalbench_mba", "temporalbench_caption_sim"),
@@ -71,6 +71,8 @@ SPEC = Benchmark(
     },  # fmt: skip
     check=".check:parts",
     export=".export:export",
+    view=".view:shape",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("temporalbench_short_mba", "temporalbench_long_mba"),

@@ -8,15 +8,15 @@ The functions are defined in the scoring module (``def``s, or entries of its ``A
 # fmt: off
 import temporal_tasks.benchmarks.temporalbench.tasks as _m
 
-binary_acc = _m.binary_acc
-mba = _m.mba
+binary_acc = _m.AGGREGATIONS["binary_acc"]
+mba = _m.AGGREGATIONS["mba"]
 invalid_rate = _m.invalid_rate
-binary_acc_ci_low = _m.binary_acc_ci_low
-binary_acc_ci_high = _m.binary_acc_ci_high
-mba_ci_low = _m.mba_ci_low
-mba_ci_high = _m.mba_ci_high
-binary_acc_subset = _m.binary_acc_subset
-mba_subset = _m.mba_subset
+binary_acc_ci_low = _m.AGGREGATIONS["binary_acc_ci_low"]
+binary_acc_ci_high = _m.AGGREGATIONS["binary_acc_ci_high"]
+mba_ci_low = _m.AGGREGATIONS["mba_ci_low"]
+mba_ci_high = _m.AGGREGATIONS["mba_ci_high"]
+binary_acc_subset = _m.AGGREGATIONS["binary_acc_subset"]
+mba_subset = _m.AGGREGATIONS["mba_subset"]
 binary_acc_action_order = _m.AGGREGATIONS["binary_acc_action_order"]
 mba_action_order = _m.AGGREGATIONS["mba_action_order"]
 binary_acc_action_frequency = _m.AGGREGATIONS["binary_acc_action_frequency"]

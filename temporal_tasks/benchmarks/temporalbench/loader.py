@@ -54,12 +54,6 @@ CATEGORIES = (
     "Action Order", "Action Frequency", "Action Type", "Motion Magnitude",
     "Motion Direction/Orientation", "Action Effector", "Event Order", "Others",
 )  # fmt: skip
-SOURCE_SLUGS = tuple(slug(s) for s in SOURCES)
-CATEGORY_SLUGS = tuple(slug(c) for c in CATEGORIES)
-HEADLINE = (
-    "binary_acc", "mba", "invalid_rate", "parse_disagreement", "truncated_rate",
-    "binary_acc_ci_low", "binary_acc_ci_high", "mba_ci_low", "mba_ci_high",
-)  # fmt: skip
 
 # --------------------------------------------------------------------------- archives
 

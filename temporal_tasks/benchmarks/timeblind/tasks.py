@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from temporal_tasks.benchmarks.timeblind import METRIC_LIST
 from temporal_tasks.benchmarks.timeblind.parsers import MC, YES_NO
 from temporal_tasks.data import (
     BenchmarkData,
@@ -31,10 +32,11 @@ from temporal_tasks.data import (
     read_jsonl,
     require_fields,
 )
-from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
+from temporal_tasks.payloads import answers, make_payload, results_for
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.task_docs import docs_dataset
 
 NAME = "timeblind"
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
@@ -55,11 +57,10 @@ KNOWN_TAGS = (
     "Event", "Event_Attribute", "Structural Event Logic",
 )  # fmt: skip
 
-HEADLINE = (
-    "trial_acc", "question_acc", "video_acc", "instance_acc", "invalid_rate", "parse_disagreement", "truncated_rate",
-    "trial_acc_ci_low", "trial_acc_ci_high", "question_acc_ci_low", "question_acc_ci_high",
-    "video_acc_ci_low", "video_acc_ci_high", "instance_acc_ci_low", "instance_acc_ci_high",
-)  # fmt: skip
+# The keys every trial feeds (values, diagnostics, CIs) and the families of its category keys: the spec's.
+HEADLINE = tuple(METRIC_LIST.keys())
+PER_CATEGORY = tuple(f for block in METRIC_LIST.per_category for f in block.families)
+# The units of each metric the spec lists.
 UNITS = {
     "trial_acc": "each",
     "question_acc": (("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")),
@@ -240,11 +241,11 @@ def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder sp
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """One payload under every metric key this trial feeds."""
     payload = make_payload(doc, answers(results))
-    return results_for(payload, HEADLINE, per_category=("instance_acc",))
+    return results_for(payload, HEADLINE, per_category=PER_CATEGORY)
 
 
 # trial_acc, question_acc, video_acc, instance_acc and their *_ci_low / *_ci_high keys
-METRICS = {name: Metric(units) for name, units in UNITS.items()}
+METRICS = {name: Metric(UNITS[name]) for name in METRIC_LIST.values}
 # The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references).
 AGGREGATIONS = aggregators(NAME, METRICS, report="instance_acc")
 # The same metrics as functions over instances (``temporal-tasks compare``), keyed by aggregation name.

@@ -12,31 +12,31 @@ NAME = "velociti"
 TESTS = ("control", "agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
 
 PER_TEST = "per test, the 8 tests including control"
-METRIC_LISTS = (
-    MetricList(
-        "_default_template_yaml",
-        values=("strict_vle",),
-        ci=("strict_vle",),
-        per_category=(PerCategory(("strict_vle",), TESTS, "{family}_test", PER_TEST),),
-    ),
-    MetricList(
-        "_mc_template_yaml",
-        values=("mc_a", "mc_b", "mc_bias", "mc_both"),
-        ci=("mc_both",),
-        per_category=(PerCategory(("mc_a", "mc_b", "mc_bias", "mc_both"), TESTS, "{family}_test", PER_TEST),),
-        lower_is_better=("mc_bias",),
-    ),
-    # Log-likelihood scores: deterministic, so no --repeats keys; no text answer to read.
-    MetricList(
-        "_prob_template_yaml",
-        values=("strict_vle", "classic_vle"),
-        ci=("strict_vle", "classic_vle"),
-        diagnostics=("invalid_rate",),
-        per_category=(PerCategory(("strict_vle", "classic_vle"), TESTS, "{family}_test", PER_TEST),),
-        prefix="prob_",
-        stability=False,
-    ),
+# The metric lists of the three task kinds: their keys (the tasks module's process_results) and YAML entries.
+STRICT_LIST = MetricList(
+    "_default_template_yaml",
+    values=("strict_vle",),
+    ci=("strict_vle",),
+    per_category=(PerCategory(("strict_vle",), TESTS, "{family}_test", PER_TEST),),
 )
+MC_LIST = MetricList(
+    "_mc_template_yaml",
+    values=("mc_a", "mc_b", "mc_bias", "mc_both"),
+    ci=("mc_both",),
+    per_category=(PerCategory(("mc_a", "mc_b", "mc_bias", "mc_both"), TESTS, "{family}_test", PER_TEST),),
+    lower_is_better=("mc_bias",),
+)
+# Log-likelihood scores: deterministic, so no --repeats keys; no text answer to read.
+PROB_LIST = MetricList(
+    "_prob_template_yaml",
+    values=("strict_vle", "classic_vle"),
+    ci=("strict_vle", "classic_vle"),
+    diagnostics=("invalid_rate",),
+    per_category=(PerCategory(("strict_vle", "classic_vle"), TESTS, "{family}_test", PER_TEST),),
+    prefix="prob_",
+    stability=False,
+)
+METRIC_LISTS = (STRICT_LIST, MC_LIST, PROB_LIST)
 
 SPEC = Benchmark(
     name=NAME,
@@ -44,17 +44,6 @@ SPEC = Benchmark(
     package=__name__,
     hf_repo="katha-ai-iiith/VELOCITI",
     paper="Saravanan et al.: VELOCITI, video-language compositional reasoning with strict entailment",
-    headline=(
-        "strict_vle",
-        "classic_vle",
-        "mc_both",
-        "mc_a",
-        "mc_b",
-        "mc_bias",
-        "invalid_rate",
-        "parse_disagreement",
-        "truncated_rate",
-    ),  # fmt: skip
     families=("strict_vle", "classic_vle", "mc_both", "mc_a", "mc_b", "mc_bias"),
     categories=TESTS,
     tasks=(
@@ -77,6 +66,8 @@ SPEC = Benchmark(
     published={("velociti", "rows"): 8792, ("velociti", "subset rows per test"): 150},
     check=".check:parts",
     export=".export:export",
+    view=".view:shape",
+    importer=".importer:read",
     fixture=".fixture:write",
     fixture_full=".fixture_full:write",
     demo_tasks=("velociti_strictvle", "velociti_mc"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -57,8 +58,6 @@ def _table() -> list[dict] | None:
     video or captions. Only an offline copy is consulted (never a download), and only its table:
     the videos need not be on the exporting machine.
     """
-    import os
-
     if not os.environ.get(ENV_DATA_DIR):
         return None
     try:

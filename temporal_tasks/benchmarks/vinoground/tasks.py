@@ -23,6 +23,10 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tqdm import tqdm
+
+from temporal_tasks.benchmarks.spec import MetricList
+from temporal_tasks.benchmarks.vinoground import METRIC_LISTS
 from temporal_tasks.data import (
     BenchmarkData,
     DataError,
@@ -34,12 +38,13 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.harness import answers, builds_allowed, docs_dataset, make_payload, results_for
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
+from temporal_tasks.payloads import answers, make_payload, results_for
 from temporal_tasks.run_context import rank_share
 from temporal_tasks.run_state import STATE
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.task_docs import builds_allowed, docs_dataset
 from temporal_tasks.video import (
     BackgroundBuilds,
     build_paired_videos,
@@ -69,13 +74,14 @@ TEXT_ROLES = ("pos_text", "neg_text")
 VIDEO_ROLES = ("pos_video", "neg_video")
 UNITS = {"text_score": (TEXT_ROLES,), "video_score": (VIDEO_ROLES,), "group_score": (TEXT_ROLES + VIDEO_ROLES,)}
 
-# variant -> (question kinds, score metrics it reports)
-VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "group": (("text", "video"), ("text_score", "video_score", "group_score")),
-    "official": (("text", "video"), ("text_score", "video_score", "group_score")),
-    "text": (("text",), ("text_score",)),
-    "video": (("video",), ("video_score",)),
-    "text_blind": (("text",), ("text_score",)),
+# variant -> (question kinds, its task's metric list in the spec: the keys process_results returns)
+GROUP_LIST, TEXT_LIST, VIDEO_LIST = METRIC_LISTS
+VARIANTS: dict[str, tuple[tuple[str, ...], MetricList]] = {
+    "group": (("text", "video"), GROUP_LIST),
+    "official": (("text", "video"), GROUP_LIST),
+    "text": (("text",), TEXT_LIST),
+    "video": (("video",), VIDEO_LIST),
+    "text_blind": (("text",), TEXT_LIST),
 }
 
 _IDX = re.compile(r"^\s*(\d+)_(pos|neg)\s*$")
@@ -94,11 +100,9 @@ def needs(variant: str) -> list[str]:
 
 
 def metric_keys(variant: str) -> tuple[list[str], list[str]]:
-    """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns."""
-    scores = VARIANTS[variant][1]
-    cis = (f"{m}_ci_{end}" for m in scores for end in ("low", "high"))
-    headline = [*scores, "invalid_rate", "parse_disagreement", "truncated_rate", *cis]
-    return headline, list(scores)
+    """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns (from the spec)."""
+    metric_list = VARIANTS[variant][1]
+    return metric_list.keys(), [f for block in metric_list.per_category for f in block.families]
 
 
 # --------------------------------------------------------------------------- loading
@@ -419,8 +423,6 @@ class _BuildProgress:
         with self.lock:
             self.done += 1
             if built and self.bar is None and self.expected - self.done >= 8:
-                from tqdm import tqdm
-
                 self.bar = tqdm(total=self.expected, initial=self.done - 1, desc="vinoground: paired videos")
             if self.bar is not None:
                 self.bar.update(1)

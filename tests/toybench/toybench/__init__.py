@@ -20,7 +20,6 @@ SPEC = Benchmark(
     package=__name__,
     paper="A toy benchmark for the plugin's own tests",
     tasks_dir=str(Path(__file__).resolve().parent.parent / "tasks"),
-    headline=("pair_acc", "invalid_rate", "parse_disagreement", "truncated_rate"),
     families=("pair_acc",),
     categories=CATEGORIES,
     tasks=("toybench_pair",),

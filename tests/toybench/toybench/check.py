@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from temporal_tasks.check import Part
+from temporal_tasks.contracts import CheckHook
 from temporal_tasks.data import BenchmarkData
 
 
@@ -18,3 +19,6 @@ def parts(data: BenchmarkData, k: int) -> list[Part]:
         part.count("videos", len(set(videos)))
         part.decode_sample(videos, k)
     return [part]
+
+
+_CHECK: CheckHook = parts  # the spec's ``check`` hook, as the contract types it

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from temporal_tasks.contracts import FixtureHook
 from temporal_tasks.fixtures.video import moving, write_video
 
 DIRECTIONS = ("left_to_right", "right_to_left", "top_to_bottom", "bottom_to_top")
@@ -31,3 +32,6 @@ def write(root: Path) -> Path:
     with open(out / "questions.jsonl", "w", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     return out
+
+
+_FIXTURE: FixtureHook = write  # the spec's ``fixture`` hook, as the contract types it

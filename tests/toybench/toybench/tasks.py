@@ -1,7 +1,12 @@
-"""ToyBench's loader, process_docs/process_results and metrics, all through temporal_tasks' shared core."""
+"""ToyBench's loader, process_docs/process_results and metrics, all through temporal_tasks' shared core.
+
+Written against the typed contracts (:mod:`temporal_tasks.contracts`): the loader yields ``Doc``s,
+``process_results`` maps metric keys to ``Payload``s, and every aggregation is an ``Aggregation``.
+"""
 
 from __future__ import annotations
 
+from temporal_tasks.contracts import Aggregation, Doc, Payload
 from temporal_tasks.data import (
     BenchmarkData,
     DataError,
@@ -11,10 +16,12 @@ from temporal_tasks.data import (
     read_jsonl,
     require_fields,
 )
-from temporal_tasks.harness import answers, docs_dataset, make_payload, results_for
 from temporal_tasks.official_rules import official_first_char
 from temporal_tasks.parsing import YES_NO_OPTIONS, Parser, register_parser, robust_yes_no
+from temporal_tasks.payloads import answers, make_payload, results_for
 from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.task_docs import docs_dataset
+from toybench import SPEC
 
 NAME = "toybench"
 FILE = "questions.jsonl"
@@ -31,7 +38,7 @@ def _official_yes_no(text: str) -> str | None:
 YES_NO = register_parser(Parser("toybench_yes_no", ("yes", "no"), robust_yes_no, _official_yes_no))
 
 
-def load_docs(data: BenchmarkData | None = None) -> list[dict]:
+def load_docs(data: BenchmarkData | None = None) -> list[Doc]:
     """Read and validate ``questions.jsonl``: two questions (q0, q1) per video, every video present."""
     data = data or benchmark_data(NAME, needs=(FILE, "videos/*"))
     path = data.file(FILE)
@@ -70,19 +77,21 @@ def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder sp
     return docs_dataset(load_docs)
 
 
-HEADLINE = ("pair_acc", "invalid_rate", "parse_disagreement", "truncated_rate", "pair_acc_ci_low", "pair_acc_ci_high")
+# The keys every question feeds and the families of its category keys: declared once, in the spec's metric list.
+HEADLINE = tuple(SPEC.metric_lists[0].keys())
+PER_CATEGORY = tuple(f for block in SPEC.metric_lists[0].per_category for f in block.families)
 
 
-def process_results(doc: dict, results: list) -> dict[str, dict]:
+def process_results(doc: Doc, results: list) -> dict[str, Payload]:
     """The question's payload under the headline keys and its category's key."""
-    return results_for(make_payload(doc, answers(results)), HEADLINE, per_category=("pair_acc",))
+    return results_for(make_payload(doc, answers(results)), HEADLINE, per_category=PER_CATEGORY)
 
 
 METRICS = {"pair_acc": Metric("all")}  # a video counts when both its questions are right
-AGGREGATIONS = aggregators(NAME, METRICS, report="pair_acc")
+AGGREGATIONS: dict[str, Aggregation] = aggregators(NAME, METRICS, report="pair_acc")
 GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
 
 
-def invalid_rate(items: list) -> float:
+def invalid_rate(items: list[Payload]) -> float:
     """Percent of scored answers that could not be read."""
     return question_rate(items, "invalid", NAME)

@@ -1,0 +1,16 @@
+"""TemporalBench's failure shapes for ``temporal-tasks view``: a video's binary questions (the original caption
+against each negative); its MBA counts only when every one is right."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def shape(members: Sequence[dict]) -> str | None:
+    """The same letter to every question (position bias), one question wrong, or several wrong."""
+    wrong = sum(not m.get("correct") for m in members)
+    if len(members) > 1 and len({m.get("pred") for m in members}) == 1:
+        return f"same answer ({members[0].get('pred')}) to every question"
+    if wrong == 1:
+        return "one question wrong"
+    return "every question wrong" if wrong == len(members) else "several questions wrong"

@@ -1,0 +1,211 @@
+"""The per-question payload: every aggregation, ``rescore`` and ``export`` works from it.
+
+:func:`make_payload` reads an answer (both readings, truncation, parser errors; the k readings of ``--repeats k``)
+and :func:`results_for` hands it to every metric key the question feeds, lean in the samples file (the payload
+once per question, the other keys ``{"same_as": <key>}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from temporal_tasks.log import logger
+from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
+from temporal_tasks.run_state import STATE, lock
+from temporal_tasks.scoring import STABILITY, slug
+
+# What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
+# when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
+API_FAILURE_MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[LMMS_EVAL_BUDGET_EXCEEDED]")
+
+
+def _api_failed(doc: dict, answer: str) -> None:
+    """Warn at the 1st, 10th, 100th, … failed API answer of this evaluation (counts, without flooding the log)."""
+    with lock():
+        STATE.api_failures += 1
+        n = STATE.api_failures
+    if n == 1 or str(n).strip("0") == "1":
+        logger.warning(
+            f"{n} question(s) so far (e.g. {doc['question_id']}) got {answer.split(']')[0]}] from lmms-eval instead of "
+            "an answer: the API request failed and is scored as an unreadable, wrong answer. Grep the samples for "
+            "LMMS_EVAL_ to count them; fix the endpoint and rerun before reporting these numbers."
+        )
+
+
+def answers(results: Sequence[Any] | None) -> str | list[str]:
+    """The answer(s) lmms-eval handed ``process_results``: one string, or the k answers of ``--repeats k``.
+
+    Our filter (:class:`AllAnswers`) gives a generate request the list of its k answers for k > 1, which
+    lmms-eval's ``process_results`` flattens to ``[a1, …, ak]`` (one request per question); ``[a]`` otherwise.
+    """
+    if results and isinstance(results[0], list | tuple):
+        results = results[0]
+    given = ["" if a is None else str(a) for a in (results or ())]
+    return given if len(given) > 1 else first_answer(given)
+
+
+def reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
+    """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors."""
+    if answer.startswith(API_FAILURE_MARKERS):
+        _api_failed(doc, answer)
+    robust, official, errors = get_parser(doc["parser"]).read_all(answer, keys)
+    pred = official if mode == "official" else robust
+    return {
+        "pred": pred,
+        "pred_robust": robust,
+        "pred_official": official,
+        "correct": pred is not None and pred == doc["gold"],
+        "truncated": truncated_thinking(answer),
+        "parser_errors": errors,
+    }
+
+
+def make_payload(doc: dict, answer: Any) -> dict:
+    """The per-question record every aggregation and ``rescore`` works from.
+
+    It keeps both readings of the answer (``pred_robust``, ``pred_official``; ``pred`` is the one
+    of the mode in force), the options in the compact form ``rescore`` re-reads them with, whether the
+    answer was cut off inside its reasoning (``truncated``) and how many parser exceptions reading it
+    raised (``parser_errors``: a bug in this package, never the model's fault).
+
+    ``answer`` a list of k > 1 answers (``--repeats k``): the top-level fields are repeat 0's (so readers
+    of one answer keep working) and ``repeats`` holds every repeat's readings; the answer texts are not
+    copied (lmms-eval's ``resps`` keep them).
+    """
+    if isinstance(answer, list | tuple) and len(answer) > 1:
+        texts = ["" if a is None else str(a) for a in answer]
+        mode = parser_mode()
+        keys = option_keys(doc.get("options"))
+        payload = make_payload(doc, texts[0])
+        payload["repeats"] = [payload_reading(payload)] + [reading(doc, a, mode, keys) for a in texts[1:]]
+        payload["parser_errors"] = sum(rep["parser_errors"] for rep in payload["repeats"])
+        return payload
+    if isinstance(answer, list | tuple):
+        answer = answer[0] if answer else ""
+    answer = "" if answer is None else str(answer)
+    mode = parser_mode()
+    keys = option_keys(doc.get("options"))
+    return {
+        "question_id": doc["question_id"],
+        "group_id": doc["group_id"],
+        "role": doc["role"],
+        "group_size": int(doc["group_size"]),
+        "categories": list(doc.get("categories") or []),
+        "answer": answer,
+        "gold": doc["gold"],
+        "parser": doc["parser"],
+        "parser_mode": mode,
+        "option_keys": keys,
+        **reading(doc, answer, mode, keys),
+    }
+
+
+READING_FIELDS = ("pred", "pred_robust", "pred_official", "correct", "truncated", "parser_errors")
+
+
+def payload_reading(payload: dict) -> dict:
+    """The reading fields of a one-answer payload (one entry of ``repeats``)."""
+    return {k: payload[k] for k in READING_FIELDS}
+
+
+# Aggregations that are not a group metric: they get no stability keys under --repeats.
+NOT_GROUP_METRICS = ("invalid_rate", "parse_disagreement", "truncated_rate", "caption_sim", "mc_bias")
+
+
+def is_group_metric(name: str) -> bool:
+    """Whether metric key (or aggregation function) ``name`` is a group metric with ``--repeats`` stability keys."""
+    base = name.removeprefix("prob_")
+    return not (
+        base.endswith(("_ci_low", "_ci_high")) or any(base == n or base.startswith(f"{n}_") for n in NOT_GROUP_METRICS)
+    )
+
+
+def with_repeat_keys(keys: Iterable[str], payload: dict) -> list[str]:
+    """``keys`` plus ``<key>_<suffix>`` of every stability suffix for each group-metric key, only when the
+    payload holds k > 1 repeats (one answer per question adds no key: the run's keys stay as they were)."""
+    keys = list(keys)
+    if not payload.get("repeats"):
+        return keys
+
+    return keys + [f"{key}_{suffix}" for key in keys if is_group_metric(key) for suffix in STABILITY]
+
+
+def first_answer(results: Sequence[Any] | None) -> str:
+    """lmms-eval passes a list of (stripped) generations; empty or missing means an empty answer.
+    (The k answers of ``--repeats k``, as one list, give their first.)"""
+    if not results:
+        return ""
+    first = results[0]
+    if isinstance(first, list | tuple):
+        first = first[0] if first else None
+    return "" if first is None else str(first)
+
+
+# The metric key whose sample-file entry holds the question's whole payload (less the answer text, which
+# lmms-eval already logs as ``filtered_resps``); every other key of the line holds ``{"same_as": <that key>}``.
+PRIMARY_KEYS = ("invalid_rate",)
+SAME_AS = "same_as"
+
+
+class SharedPayload(dict):
+    """The payload every non-primary metric key of a question receives: one object shared by those keys.
+
+    In the process it is the full payload (aggregations read it like a dict, and sharing one object lets
+    a metric's value and CI keys share one computation). In JSON it is ``{"same_as": <primary key>}``, so
+    the samples file carries the payload once per question instead of once per metric key (6 to 20 times);
+    ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers ranks with it)
+    keeps the full contents. Read it with ``p[key]``, ``p.get``, ``dict(p)`` or ``{**p}``: ``p.items()`` is
+    the JSON view.
+    """
+
+    __slots__ = ("primary",)
+
+    def __init__(self, payload: dict, primary: str) -> None:
+        super().__init__(payload)
+        self.primary = primary
+
+    def items(self):  # noqa: ANN201 - what json.dumps sees
+        return {SAME_AS: self.primary}.items()
+
+    def __reduce__(self):  # noqa: ANN204
+        return (SharedPayload, (dict(self), self.primary))
+
+
+class PrimaryPayload(dict):
+    """The primary key's copy of a payload (no answer): written in full; ``twin`` is the shared object of the
+    other keys, so scoring treats a list of these as that list (one table for every key of a question)."""
+
+    __slots__ = ("twin",)
+
+    def __init__(self, payload: dict, twin: dict) -> None:
+        super().__init__(payload)
+        self.twin = twin
+
+    def __reduce__(self):  # noqa: ANN204
+        return (PrimaryPayload, (dict(self), self.twin))
+
+
+def share(payload: dict, keys: Iterable[str]) -> dict[str, dict]:
+    """``{key: payload}`` for each metric key, lean in the samples file (see :class:`SharedPayload`).
+
+    The primary key (``invalid_rate`` where the task has it, else the first key) gets the payload without
+    the raw answer; ``temporal_tasks.samples`` puts the answer back from the line's ``filtered_resps``.
+    """
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    primary = next((k for k in PRIMARY_KEYS if k in keys), keys[0])
+    ref = SharedPayload(payload, primary)
+    out: dict[str, dict] = {primary: PrimaryPayload({k: v for k, v in payload.items() if k != "answer"}, ref)}
+    out.update((key, ref) for key in keys if key != primary)
+    return out
+
+
+def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[str] = ()) -> dict[str, dict]:
+    """Map each metric key this question feeds to its payload (categories as ``<metric>_<category>``)."""
+    keys = list(headline)
+    cats = [slug(c) for c in payload["categories"]]
+    for metric in per_category:
+        keys.extend(f"{metric}_{cat}" for cat in cats)
+    return share(payload, with_repeat_keys(keys, payload))
