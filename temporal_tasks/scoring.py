@@ -160,58 +160,83 @@ def stability_aggregations(namespace: Mapping[str, Callable], names: Sequence[st
 
 def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(counts, complete)``: per complete group ``[right units, units]``; ``complete`` over the groups seen."""
+    complete = table.groups()[2]
+    policy = metric.policy()
+    if isinstance(metric.units, str):
+        right, total = _row_counts(table, metric, policy, row_value)
+    else:
+        right, total = _unit_counts(table, metric, policy, row_value)
+    if policy == "drop_group":  # every unit of a group holding an unreadable answer leaves
+        usable = table.count_per_group(table.invalid) == 0
+        right, total = right * usable, total * usable
+    return np.stack([right, total], axis=1).astype(np.int64), complete
+
+
+def _mine(table: PayloadTable, metric: Metric, row_value: str | None) -> np.ndarray | None:
+    """Per row, whether it is one of this key's questions (``row_field``); None when every row is."""
+    if metric.row_field is None:
+        return None
+    return np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
+
+
+def _row_counts(
+    table: PayloadTable, metric: Metric, policy: InvalidPolicy, row_value: str | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``"each"`` and ``"all"`` units, counted per row: no (group, role) matrix (a video's questions are its roles)."""
+    mine = _mine(table, metric, row_value)
+    unit = np.ones(len(table.group), dtype=bool) if mine is None else mine  # this key's questions
+    members = table.count_per_group(unit)
+    bad = table.count_per_group(unit & table.invalid)
+    if metric.units == "each":
+        right = table.count_per_group(unit & table.correct)
+        return right, members - bad * (policy == "drop")
+    any_member = members > 0
+    right = ((table.count_per_group(unit & ~table.correct) == 0) & any_member).astype(np.int64)
+    total = any_member.astype(np.int64)
+    if policy == "drop":
+        dropped = bad > 0
+        right, total = right * ~dropped, total * ~dropped
+    return right, total
+
+
+def _unit_counts(
+    table: PayloadTable, metric: Metric, policy: InvalidPolicy, row_value: str | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Role-tuple units (a few roles per group): over the (group, role) matrices of the complete groups."""
     present, correct, bad, complete, seen = table.matrices()
     rows = table.group_rows(seen)
     present, correct, bad = present[complete], correct[complete], bad[complete]
-    policy = metric.policy()
-    if policy == "drop_group":
-        usable = ~bad.any(axis=1)
-    if metric.row_field is not None:  # only this key's questions are units; the rest only complete the group
-        mine = np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
+    mine = _mine(table, metric, row_value)
+    if mine is not None:  # only this key's questions are units; the rest only complete the group
         present = present & table.role_matrix(rows, mine)[complete]
     if metric.rule == "score_gt":
         scores = table.values(metric.score_field)
         scores = np.array([np.nan if v is None else float(v) for v in scores], dtype=float)
         score = table.role_matrix(rows, scores, fill=np.nan)[complete]
-    units = metric.units
-    if units == "each":
-        right = (correct & present).sum(axis=1)
-        total = present.sum(axis=1) - (bad & present).sum(axis=1) * (policy == "drop")
-    elif units == "all":
-        any_member = present.any(axis=1)
-        right = ((correct | ~present).all(axis=1) & any_member).astype(np.int64)
-        total = any_member.astype(np.int64)
+    code = {name: i for i, name in enumerate(table.role_names.tolist())}
+    right = np.zeros(len(present), dtype=np.int64)
+    total = np.zeros(len(present), dtype=np.int64)
+    for unit in metric.units:
+        cols = [code.get(r) for r in unit]
+        if any(c is None for c in cols):
+            continue  # a role no evaluated question has: no group can hold this unit
+        applies = present[:, cols].all(axis=1)
         if policy == "drop":
-            dropped = (bad & present).any(axis=1)
-            right, total = right * ~dropped, total * ~dropped
-    else:
-        code = {name: i for i, name in enumerate(table.role_names.tolist())}
-        right = np.zeros(len(present), dtype=np.int64)
-        total = np.zeros(len(present), dtype=np.int64)
-        for unit in units:
-            cols = [code.get(r) for r in unit]
-            if any(c is None for c in cols):
-                continue  # a role no evaluated question has: no group can hold this unit
-            applies = present[:, cols].all(axis=1)
-            if policy == "drop":
-                applies &= ~bad[:, cols].any(axis=1)
-            if metric.rule == "score_gt":
-                a, b = score[:, cols[0]], score[:, cols[1]]
-                with np.errstate(invalid="ignore"):
-                    ok = ~np.isnan(a) & ~np.isnan(b) & (a > b)
-            else:
-                ok = correct[:, cols].all(axis=1)
-            total += applies
-            right += applies & ok
-    if policy == "drop_group":
-        right, total = right * usable, total * usable
-    return np.stack([right, total], axis=1).astype(np.int64), complete
+            applies &= ~bad[:, cols].any(axis=1)
+        if metric.rule == "score_gt":
+            a, b = score[:, cols[0]], score[:, cols[1]]
+            with np.errstate(invalid="ignore"):
+                ok = ~np.isnan(a) & ~np.isnan(b) & (a > b)
+        else:
+            ok = correct[:, cols].all(axis=1)
+        total += applies
+        right += applies & ok
+    return right, total
 
 
 def group_strata(table: PayloadTable, field_name: str) -> np.ndarray:
     """Per complete group, the stratum its first member names (an object array of strings)."""
-    _p, _c, _b, complete, seen = table.matrices()
-    rows = table.group_rows(seen)
+    seen, rows, complete = table.groups()
     first = np.full(len(seen), -1, dtype=np.int64)
     order = np.arange(len(rows))[::-1]
     first[rows[order]] = order  # the first row of each group wins
@@ -381,16 +406,16 @@ def _question_hits(table: PayloadTable, flag: str, repeat: int | None = None) ->
     def values(key: str, default: object) -> np.ndarray:
         return table.values(key, default) if repeat is None else table.repeat_values(key, repeat, default)
 
-    present, _correct, bad, complete, seen = table.matrices()
+    _seen, rows, complete = table.groups()
+    counted = complete[rows]  # the questions of complete groups
     if flag == "invalid":
-        return int(bad[complete].sum()), int(present[complete].sum())
-    counted = complete[table.group_rows(seen)]
+        return int((counted & table.invalid).sum()), int(counted.sum())
     if flag == "disagree":
         robust, official = values("pred_robust", _MISSING), values("pred_official", _MISSING)
         counted = counted & (robust != _MISSING) & (official != _MISSING)
         hits = robust != official
     else:
-        hits = np.fromiter(map(bool, values(flag, False)), bool, len(table.source))
+        hits = values(flag, False).astype(bool)  # truthiness, as bool() of each (missing counts as false)
     return int((counted & hits).sum()), int(counted.sum())
 
 
@@ -419,7 +444,7 @@ def group_outcomes(
         return GroupOutcomes([], np.zeros((0, 2), dtype=np.int64))
     table = payload_table(items, label)
     counts, complete = group_counts(table, metric, row_value)
-    seen = table.matrices()[4]
+    seen = table.groups()[0]
     ids = np.asarray([str(g) for g in table.group_names[seen[complete]].tolist()], dtype=object)
     keep = counts[:, 1] > 0
     strata = None
