@@ -106,15 +106,19 @@ def repeat_payloads(docs: list[dict], k: int, seed: int = 2) -> list[dict]:
     return out
 
 
-def bench_repeats(k: int = REPEATS) -> dict:
-    """A full-size TemporalBench short run's aggregation with ``k`` answers per question / with one."""
+def bench_repeats(k: int = REPEATS, questions: int = SHORT_QUESTIONS) -> dict:
+    """Every metric of a TemporalBench short run (full size by default) with ``k`` answers per question / with one.
+
+    Both payload sets are built before timing (parsing is not timed); each aggregation starts a fresh pass.
+    """
     from temporal_tasks.scoring import reset_pass
 
-    docs = short_docs()
+    docs = short_docs(max(1, round(questions * SHORT_VIDEOS / SHORT_QUESTIONS)), questions)
     one, many = repeat_payloads(docs, 1), repeat_payloads(docs, k)
     reset_pass()
     single = aggregate_all("temporalbench_short_mba", one)
     reset_pass()
     repeated = aggregate_all("temporalbench_short_mba", many)
-    return {"aggregate_repeats_1_seconds": single, f"aggregate_repeats_{k}_seconds": repeated,
-            f"aggregate_repeats_{k}_vs_1": repeated / single}  # fmt: skip
+    reset_pass()
+    return {"aggregate_repeats_questions": len(docs), "aggregate_repeats_1_seconds": single,
+            f"aggregate_repeats_{k}_seconds": repeated, f"aggregate_repeats_{k}_vs_1": repeated / single}  # fmt: skip

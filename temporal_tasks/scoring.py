@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextvars
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 import numpy as np
@@ -42,6 +42,7 @@ from temporal_tasks.bootstrap import (
     stratified_percent,
 )
 from temporal_tasks.log import warn_once
+from temporal_tasks.reduction import row_counts, unit_counts
 from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass
 
 __all__ = [
@@ -126,6 +127,42 @@ class MetricResult:
     repeat_sd: float = math.nan
 
 
+class _LazyCI(MetricResult):
+    """A :class:`MetricResult` whose CI is bootstrapped on its first read: most metric keys (categories, sources,
+    stability views) only report the value, and under ``--repeats`` the joint-outcome bootstrap is the costly step.
+    The CI is the same function of the same counts, so it is the same to the last bit whenever it is read."""
+
+    def __init__(self, ci: Callable[[], tuple[float, float]], value: float, **stability: float) -> None:
+        object.__setattr__(self, "_ci", ci)
+        object.__setattr__(self, "value", value)
+        for name, v in stability.items():
+            object.__setattr__(self, name, v)
+
+    def __getattr__(self, name: str) -> float:  # only called for an attribute not set yet
+        if name not in ("ci_low", "ci_high"):
+            raise AttributeError(name)
+        low, high = self._ci()
+        object.__setattr__(self, "ci_low", low)
+        object.__setattr__(self, "ci_high", high)
+        return low if name == "ci_low" else high
+
+    def plain(self) -> MetricResult:
+        """The same numbers as a plain :class:`MetricResult`."""
+        return MetricResult(*(getattr(self, f.name) for f in fields(MetricResult)))
+
+    def __eq__(self, other: object) -> bool:
+        return self.plain() == (other.plain() if isinstance(other, _LazyCI) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.plain())
+
+    def __repr__(self) -> str:
+        return repr(self.plain())
+
+    def __reduce__(self):  # noqa: ANN204 - pickles (and copies) as the plain result, CI computed
+        return (MetricResult, tuple(getattr(self, f.name) for f in fields(MetricResult)))
+
+
 # The stability keys ``<metric>_<suffix>`` of a sampled run (``--repeats k``, k > 1).
 STABILITY = ("consensus_accuracy", "consistency_rate", "repeat_sd")
 _view: contextvars.ContextVar[str | None] = contextvars.ContextVar("temporal_tasks_stability_view", default=None)
@@ -162,10 +199,13 @@ def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = No
     """``(counts, complete)``: per complete group ``[right units, units]``; ``complete`` over the groups seen."""
     complete = table.groups()[2]
     policy = metric.policy()
+    mine = _mine(table, metric, row_value)
     if isinstance(metric.units, str):
-        right, total = _row_counts(table, metric, policy, row_value)
+        right, total = row_counts(table, metric.units, policy, mine)
     else:
-        right, total = _unit_counts(table, metric, policy, row_value)
+        right, total = unit_counts(
+            table, metric.units, policy, mine, metric.score_field if metric.rule == "score_gt" else None
+        )
     if policy == "drop_group":  # every unit of a group holding an unreadable answer leaves
         usable = table.count_per_group(table.invalid) == 0
         right, total = right * usable, total * usable
@@ -177,61 +217,6 @@ def _mine(table: PayloadTable, metric: Metric, row_value: str | None) -> np.ndar
     if metric.row_field is None:
         return None
     return np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
-
-
-def _row_counts(
-    table: PayloadTable, metric: Metric, policy: InvalidPolicy, row_value: str | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``"each"`` and ``"all"`` units, counted per row: no (group, role) matrix (a video's questions are its roles)."""
-    mine = _mine(table, metric, row_value)
-    unit = np.ones(len(table.group), dtype=bool) if mine is None else mine  # this key's questions
-    members = table.count_per_group(unit)
-    bad = table.count_per_group(unit & table.invalid)
-    if metric.units == "each":
-        right = table.count_per_group(unit & table.correct)
-        return right, members - bad * (policy == "drop")
-    any_member = members > 0
-    right = ((table.count_per_group(unit & ~table.correct) == 0) & any_member).astype(np.int64)
-    total = any_member.astype(np.int64)
-    if policy == "drop":
-        dropped = bad > 0
-        right, total = right * ~dropped, total * ~dropped
-    return right, total
-
-
-def _unit_counts(
-    table: PayloadTable, metric: Metric, policy: InvalidPolicy, row_value: str | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Role-tuple units (a few roles per group): over the (group, role) matrices of the complete groups."""
-    present, correct, bad, complete, seen = table.matrices()
-    rows = table.group_rows(seen)
-    present, correct, bad = present[complete], correct[complete], bad[complete]
-    mine = _mine(table, metric, row_value)
-    if mine is not None:  # only this key's questions are units; the rest only complete the group
-        present = present & table.role_matrix(rows, mine)[complete]
-    if metric.rule == "score_gt":
-        scores = table.values(metric.score_field)
-        scores = np.array([np.nan if v is None else float(v) for v in scores], dtype=float)
-        score = table.role_matrix(rows, scores, fill=np.nan)[complete]
-    code = {name: i for i, name in enumerate(table.role_names.tolist())}
-    right = np.zeros(len(present), dtype=np.int64)
-    total = np.zeros(len(present), dtype=np.int64)
-    for unit in metric.units:
-        cols = [code.get(r) for r in unit]
-        if any(c is None for c in cols):
-            continue  # a role no evaluated question has: no group can hold this unit
-        applies = present[:, cols].all(axis=1)
-        if policy == "drop":
-            applies &= ~bad[:, cols].any(axis=1)
-        if metric.rule == "score_gt":
-            a, b = score[:, cols[0]], score[:, cols[1]]
-            with np.errstate(invalid="ignore"):
-                ok = ~np.isnan(a) & ~np.isnan(b) & (a > b)
-        else:
-            ok = correct[:, cols].all(axis=1)
-        total += applies
-        right += applies & ok
-    return right, total
 
 
 def group_strata(table: PayloadTable, field_name: str) -> np.ndarray:
@@ -268,20 +253,14 @@ def score(
         if report:
             _warn_left_out(label, complete, table.duplicates)
         if metric.strata is None:
-            value = percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
-            return MetricResult(value, *bootstrap_ci(counts[counts[:, 1] > 0]))
+            scored = counts[counts[:, 1] > 0]
+            return _LazyCI(lambda: bootstrap_ci(scored), _one_value(counts, None, metric, label, key))
         strata = group_strata(table, metric.strata)
-        per = {}
-        for s in sorted(set(strata.tolist())):
-            sel = counts[strata == s]
-            per[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
+        value = _one_value(counts, strata, metric, label, key)
         if metric.one_stratum:
-            if len(per) > 1:
-                raise ValueError(f"{label}: a per-stratum key {key} received several strata {sorted(per)}")
-            return MetricResult(next(iter(per.values())) if per else math.nan, math.nan, math.nan)
-        value = _strata_mean(per, metric, label, key)
+            return MetricResult(value, math.nan, math.nan)
         keep = (counts[:, 1] > 0) & ~np.isin(strata, list(metric.exclude_strata))
-        return MetricResult(value, *bootstrap_ci(counts[keep], strata[keep].tolist()))
+        return _LazyCI(lambda: bootstrap_ci(counts[keep], strata[keep].tolist()), value)
 
     result = memo(("score", label, key, metric, metric.policy(), row_value), items, compute)
     view = _view.get()
@@ -334,11 +313,13 @@ def _score_repeats(
     scored = values[~np.isnan(values)]
     value = float(scored.sum() / len(scored)) if len(scored) else math.nan
     sd = float(np.std(scored, ddof=1)) if len(scored) > 1 else math.nan
-    if metric.one_stratum:
-        low, high = math.nan, math.nan
-    else:
-        low, high = bootstrap_ci_repeats(counts[keep], None if strata is None else strata[keep].tolist())
-    return MetricResult(value, low, high, consensus, consistency, sd)
+
+    def ci() -> tuple[float, float]:
+        if metric.one_stratum:
+            return math.nan, math.nan
+        return bootstrap_ci_repeats(counts[keep], None if strata is None else strata[keep].tolist())
+
+    return _LazyCI(ci, value, consensus_accuracy=consensus, consistency_rate=consistency, repeat_sd=sd)
 
 
 def stratum_values(items: Sequence[Payload], metric: Metric, *, label: str) -> dict[str, float]:

@@ -171,13 +171,21 @@ class PayloadTable:
         """Per row, ``slug`` of the payload field ``key`` (memoised: the same for every repeat of the rows)."""
         cache_key = ("slugs", key)
         if cache_key not in self._shared:
-            self._shared[cache_key] = np.asarray([slug(v or "") for v in self.values(key)], dtype=object)
+            values = self.values(key).tolist()
+            try:  # a few distinct values (categories): slug each once
+                slugs = {v: slug(v or "") for v in dict.fromkeys(values)}
+                out = list(map(slugs.__getitem__, values))
+            except TypeError:  # an unhashable value
+                out = [slug(v or "") for v in values]
+            self._shared[cache_key] = np.asarray(out, dtype=object)
         return self._shared[cache_key]
 
     def repeat_values(self, key: str, r: int, default: Any = None) -> np.ndarray:
         """Per row, the field ``key`` of repeat ``r``'s reading (``payload["repeats"][r]``), as an object array."""
-        out = np.empty(len(self.items), dtype=object)
-        out[:] = [p["repeats"][r].get(key, default) for p in self.items]
+        cache_key = ("repeat", r)
+        if cache_key not in self._shared:  # repeat r's reading dicts, gathered once per table
+            self._shared[cache_key] = list(map(operator.itemgetter(r), _column(self.items, "repeats")))
+        out = _objects(_column(self._shared[cache_key], key, default))
         return out if len(self.source) == len(self.items) else out[self.source]
 
     def groups(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -272,21 +280,28 @@ def majority(readings: Sequence[Any]) -> Any:
 
 
 def _repeat_readings(items: Sequence[Payload], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per payload: (rows, k) correct and invalid arrays, and the majority reading's correct and invalid."""
+    """Per payload: (rows, k) correct and invalid arrays, and the majority reading's correct and invalid.
+
+    Column-wise, as :func:`majority` per payload: a reading's votes are counted by equality (a dict, as
+    ``Counter`` counts), and a tie for the most votes is unreadable.
+    """
     n = len(items)
-    correct = np.zeros((n, k), dtype=bool)
-    invalid = np.zeros((n, k), dtype=bool)
-    cons_correct = np.zeros(n, dtype=bool)
-    cons_invalid = np.zeros(n, dtype=bool)
-    for i, p in enumerate(items):
-        reps = p["repeats"]
-        preds = [rep.get("pred") for rep in reps]
-        correct[i] = [bool(rep.get("correct")) for rep in reps]
-        invalid[i] = [pred is None for pred in preds]
-        pred = majority(preds)
-        cons_invalid[i] = pred is None
-        cons_correct[i] = pred is not None and pred == p.get("gold")
-    return correct, invalid, cons_correct, cons_invalid
+    repeats = _column(items, "repeats")
+    readings = [list(map(operator.itemgetter(r), repeats)) for r in range(k)]
+    preds = [_column(rep, "pred", None) for rep in readings]
+    correct = np.stack([_objects(_column(rep, "correct", None)).astype(bool) for rep in readings], axis=1)
+    invalid = np.stack([np.fromiter(map(operator.is_, p, itertools.repeat(None)), bool, n) for p in preds], axis=1)
+    codes_of = {v: i for i, v in enumerate(dict.fromkeys(itertools.chain.from_iterable(preds)))}
+    values = _objects(list(codes_of))
+    codes = np.stack([np.fromiter(map(codes_of.__getitem__, p), np.int64, n) for p in preds], axis=1)
+    votes = (codes[:, :, None] == codes[:, None, :]).sum(axis=2)  # per reading, how many readings agree with it
+    top = votes.max(axis=1) if k else np.zeros(n, dtype=np.int64)
+    tie = (votes == top[:, None]).sum(axis=1) > top  # several readings share the most votes
+    winner = values[codes[np.arange(n), votes.argmax(axis=1)]] if k else np.full(n, None, dtype=object)
+    winner[tie] = None
+    cons_invalid = np.fromiter(map(operator.is_, winner.tolist(), itertools.repeat(None)), bool, n)
+    same = np.fromiter(map(operator.eq, winner.tolist(), _column(items, "gold", None)), object, n).astype(bool)
+    return correct, invalid, ~cons_invalid & same, cons_invalid
 
 
 def _check_duplicates(items: Sequence[Payload], key: np.ndarray, first: np.ndarray, label: str) -> None:
