@@ -4,6 +4,12 @@ Payloads become arrays once per payload set: one row per distinct (group, role).
 keys all aggregate the same payload objects (its category keys a subset of them), so the table of
 the set being aggregated, and every metric computed from it, is kept until a different payload set
 arrives; then the old pass is freed. Correctness never depends on a cache hit.
+
+Each metric key hands over its own list of the same objects. A list is resolved to a table once per pass: a
+list met before is recognised by its length and the identities at 64 spread positions, then confirmed by
+list ``==`` (one C loop over pointers, about a millisecond a million); any other list is matched to the
+pass's payloads by identity (a subset: a category key) or starts a new pass. So a million payloads are read
+once per field, not once per metric key.
 """
 
 from __future__ import annotations
