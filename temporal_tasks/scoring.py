@@ -384,19 +384,25 @@ def question_rate(items: Sequence[Payload], flag: str, label: str = "") -> float
 def _question_hits(table: PayloadTable, flag: str, repeat: int | None = None) -> tuple[int, int]:
     """``(questions whose flag holds, questions counted)`` of one table (one repeat's readings)."""
 
-    def values(key: str, default: object) -> np.ndarray:
-        return table.values(key, default) if repeat is None else table.repeat_values(key, repeat, default)
+    def values(key: str, default: object) -> tuple[np.ndarray, bool]:  # and whether every payload has the field
+        if repeat is None:
+            return table.field_values(key, default)
+        return table.repeat_values(key, repeat, default), False
 
     _seen, rows, complete = table.groups()
     counted = complete[rows]  # the questions of complete groups
     if flag == "invalid":
         return int((counted & table.invalid).sum()), int(counted.sum())
     if flag == "disagree":
-        robust, official = values("pred_robust", _MISSING), values("pred_official", _MISSING)
-        counted = counted & (robust != _MISSING) & (official != _MISSING)
+        (robust, robust_full), (official, official_full) = (
+            values("pred_robust", _MISSING),
+            values("pred_official", _MISSING),
+        )
+        if not (robust_full and official_full):  # compare with the marker only where a payload lacks a reading
+            counted = counted & (robust != _MISSING) & (official != _MISSING)
         hits = robust != official
     else:
-        hits = values(flag, False).astype(bool)  # truthiness, as bool() of each (missing counts as false)
+        hits = values(flag, False)[0].astype(bool)  # truthiness, as bool() of each (missing counts as false)
     return int((counted & hits).sum()), int(counted.sum())
 
 

@@ -170,8 +170,16 @@ class PayloadTable:
 
     def values(self, key: str, default: Any = None) -> np.ndarray:
         """Per row, the payload field ``key`` (``default`` where a payload lacks it), as an object array."""
-        out = _objects(_column(self.items, key, default))
-        return out if len(self.source) == len(self.items) else out[self.source]
+        return self.field_values(key, default)[0]
+
+    def field_values(self, key: str, default: Any = None) -> tuple[np.ndarray, bool]:
+        """:meth:`values`, and whether every payload has the field (then no row holds ``default``)."""
+        try:
+            column, full = list(map(operator.itemgetter(key), self.items)), True
+        except KeyError:
+            column, full = _column(self.items, key, default), False
+        out = _objects(column)
+        return (out if len(self.source) == len(self.items) else out[self.source]), full
 
     def field_slugs(self, key: str, slug: Callable[[str], str]) -> np.ndarray:
         """Per row, ``slug`` of the payload field ``key`` (memoised: the same for every repeat of the rows)."""
