@@ -45,12 +45,17 @@ def stratified_percent(counts: np.ndarray, strata: Sequence[str] | None = None) 
     counts = np.asarray(counts, dtype=np.int64).reshape(-1, 2)
     if strata is None:
         return percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
-    labels = np.asarray(strata)
-    values = [
-        percent(int(counts[labels == s, 0].sum()), int(counts[labels == s, 1].sum())) for s in sorted(set(strata))
-    ]
-    values = [v for v in values if not math.isnan(v)]
+    values = [v for v in stratum_percentages(counts, np.asarray(strata)).values() if not math.isnan(v)]
     return sum(values) / len(values) if values else math.nan
+
+
+def stratum_percentages(counts: np.ndarray, strata: np.ndarray) -> dict[str, float]:
+    """Per stratum (sorted), the pooled percentage of its groups' counts: the package's one per-stratum percentage."""
+    out = {}
+    for s in sorted(set(strata.tolist())):
+        sel = counts[strata == s]
+        out[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
+    return out
 
 
 def _outcome_classes(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -241,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_view_parser(sub)
 
-    from temporal_tasks.bench import add_bench_parser
+    from temporal_tasks.perf import add_bench_parser
 
     add_bench_parser(sub)
 

@@ -7,7 +7,8 @@ import operator
 
 from temporal_tasks.compat import aggregating_task
 from temporal_tasks.log import first_time, logger
-from temporal_tasks.scoring import percent, question_rate
+from temporal_tasks.question_rates import question_rate
+from temporal_tasks.scoring import percent
 
 
 def parse_disagreement(items: list) -> float:

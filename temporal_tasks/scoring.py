@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextvars
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import partial
 from typing import Literal
 
@@ -41,15 +41,17 @@ from temporal_tasks.bootstrap import (
     bootstrap_ci_repeats,
     percent,
     stratified_percent,
+    stratum_percentages,
 )
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import parser_mode
+from temporal_tasks.reduction import row_counts, unit_counts
 from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass
 
 __all__ = [
     "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "STABILITY", "GroupOutcomes", "InvalidPolicy", "Metric", "MetricResult",
-    "Payload", "PayloadTable", "Units", "aggregators", "bootstrap_ci", "bootstrap_ci_repeats", "complete_groups",
-    "group_counts", "group_outcomes", "outcome_functions", "payload_table", "percent", "question_rate", "reset_pass",
+    "Payload", "PayloadTable", "Units", "aggregators", "bootstrap_ci", "bootstrap_ci_repeats", "group_counts",
+    "group_outcomes", "outcome_functions", "payload_table", "percent", "reset_pass",
     "score", "slug", "stability_aggregations", "stratified_percent", "stratum_percentages",
 ]  # fmt: skip
 
@@ -143,6 +145,42 @@ class MetricResult:
     repeat_sd: float = math.nan
 
 
+class _LazyCI(MetricResult):
+    """A :class:`MetricResult` whose CI is bootstrapped on its first read: most metric keys (categories, sources,
+    stability views) only report the value, and under ``--repeats`` the joint-outcome bootstrap is the costly step.
+    The CI is the same function of the same counts, so it is the same to the last bit whenever it is read."""
+
+    def __init__(self, ci: Callable[[], tuple[float, float]], value: float, **stability: float) -> None:
+        object.__setattr__(self, "_ci", ci)
+        object.__setattr__(self, "value", value)
+        for name, v in stability.items():
+            object.__setattr__(self, name, v)
+
+    def __getattr__(self, name: str) -> float:  # only called for an attribute not set yet
+        if name not in ("ci_low", "ci_high"):
+            raise AttributeError(name)
+        low, high = self._ci()
+        object.__setattr__(self, "ci_low", low)
+        object.__setattr__(self, "ci_high", high)
+        return low if name == "ci_low" else high
+
+    def plain(self) -> MetricResult:
+        """The same numbers as a plain :class:`MetricResult`."""
+        return MetricResult(*(getattr(self, f.name) for f in fields(MetricResult)))
+
+    def __eq__(self, other: object) -> bool:
+        return self.plain() == (other.plain() if isinstance(other, _LazyCI) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.plain())
+
+    def __repr__(self) -> str:
+        return repr(self.plain())
+
+    def __reduce__(self):  # noqa: ANN204 - pickles (and copies) as the plain result, CI computed
+        return (MetricResult, tuple(getattr(self, f.name) for f in fields(MetricResult)))
+
+
 # The stability keys ``<metric>_<suffix>`` of a sampled run (``--repeats k``, k > 1).
 STABILITY = ("consensus_accuracy", "consistency_rate", "repeat_sd")
 _view: contextvars.ContextVar[str | None] = contextvars.ContextVar("temporal_tasks_stability_view", default=None)
@@ -177,58 +215,31 @@ def stability_aggregations(namespace: Mapping[str, Callable], names: Sequence[st
 
 def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(counts, complete)``: per complete group ``[right units, units]``; ``complete`` over the groups seen."""
-    present, correct, bad, complete, seen = table.matrices()
-    rows = table.group_rows(seen)
-    present, correct, bad = present[complete], correct[complete], bad[complete]
+    complete = table.groups()[2]
     policy = metric.policy()
-    if policy == "drop_group":
-        usable = ~bad.any(axis=1)
-    if metric.row_field is not None:  # only this key's questions are units; the rest only complete the group
-        mine = np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
-        present = present & table.role_matrix(rows, mine)[complete]
-    if metric.rule == "score_gt":
-        scores = table.values(metric.score_field)
-        scores = np.array([np.nan if v is None else float(v) for v in scores], dtype=float)
-        score = table.role_matrix(rows, scores, fill=np.nan)[complete]
-    units = metric.units
-    if units == "each":
-        right = (correct & present).sum(axis=1)
-        total = present.sum(axis=1) - (bad & present).sum(axis=1) * (policy == "drop")
-    elif units == "all":
-        any_member = present.any(axis=1)
-        right = ((correct | ~present).all(axis=1) & any_member).astype(np.int64)
-        total = any_member.astype(np.int64)
-        if policy == "drop":
-            dropped = (bad & present).any(axis=1)
-            right, total = right * ~dropped, total * ~dropped
+    mine = _mine(table, metric, row_value)
+    if isinstance(metric.units, str):
+        right, total = row_counts(table, metric.units, policy, mine)
     else:
-        code = {name: i for i, name in enumerate(table.role_names.tolist())}
-        right = np.zeros(len(present), dtype=np.int64)
-        total = np.zeros(len(present), dtype=np.int64)
-        for unit in units:
-            cols = [code.get(r) for r in unit]
-            if any(c is None for c in cols):
-                continue  # a role no evaluated question has: no group can hold this unit
-            applies = present[:, cols].all(axis=1)
-            if policy == "drop":
-                applies &= ~bad[:, cols].any(axis=1)
-            if metric.rule == "score_gt":
-                a, b = score[:, cols[0]], score[:, cols[1]]
-                with np.errstate(invalid="ignore"):
-                    ok = ~np.isnan(a) & ~np.isnan(b) & (a > b)
-            else:
-                ok = correct[:, cols].all(axis=1)
-            total += applies
-            right += applies & ok
-    if policy == "drop_group":
+        right, total = unit_counts(
+            table, metric.units, policy, mine, metric.score_field if metric.rule == "score_gt" else None
+        )
+    if policy == "drop_group":  # every unit of a group holding an unreadable answer leaves
+        usable = table.count_per_group(table.invalid) == 0
         right, total = right * usable, total * usable
     return np.stack([right, total], axis=1).astype(np.int64), complete
 
 
+def _mine(table: PayloadTable, metric: Metric, row_value: str | None) -> np.ndarray | None:
+    """Per row, whether it is one of this key's questions (``row_field``); None when every row is."""
+    if metric.row_field is None:
+        return None
+    return np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
+
+
 def group_strata(table: PayloadTable, field_name: str) -> np.ndarray:
     """Per complete group, the stratum its first member names (an object array of strings)."""
-    _p, _c, _b, complete, seen = table.matrices()
-    rows = table.group_rows(seen)
+    seen, rows, complete = table.groups()
     first = np.full(len(seen), -1, dtype=np.int64)
     order = np.arange(len(rows))[::-1]
     first[rows[order]] = order  # the first row of each group wins
@@ -260,14 +271,14 @@ def score(
         if report:
             _warn_left_out(label, complete, table.duplicates)
         if metric.strata is None:
-            value = percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
-            return MetricResult(value, *bootstrap_ci(counts[counts[:, 1] > 0]))
+            scored = counts[counts[:, 1] > 0]
+            return _LazyCI(lambda: bootstrap_ci(scored), _one_value(counts, None, metric, label, key))
         strata = group_strata(table, metric.strata)
         value = _one_value(counts, strata, metric, label, key)
         if metric.one_stratum:
             return MetricResult(value, math.nan, math.nan)
         keep = (counts[:, 1] > 0) & ~np.isin(strata, list(metric.exclude_strata))
-        return MetricResult(value, *bootstrap_ci(counts[keep], strata[keep].tolist()))
+        return _LazyCI(lambda: bootstrap_ci(counts[keep], strata[keep].tolist()), value)
 
     result = memo(("score", label, key, metric, metric.policy(), row_value), items, compute)
     view = _view.get()
@@ -317,20 +328,13 @@ def _score_repeats(
     scored = values[~np.isnan(values)]
     value = float(scored.sum() / len(scored)) if len(scored) else math.nan
     sd = float(np.std(scored, ddof=1)) if len(scored) > 1 else math.nan
-    if metric.one_stratum:
-        low, high = math.nan, math.nan
-    else:
-        low, high = bootstrap_ci_repeats(counts[keep], None if strata is None else strata[keep].tolist())
-    return MetricResult(value, low, high, consensus, consistency, sd)
 
+    def ci() -> tuple[float, float]:
+        if metric.one_stratum:
+            return math.nan, math.nan
+        return bootstrap_ci_repeats(counts[keep], None if strata is None else strata[keep].tolist())
 
-def stratum_percentages(counts: np.ndarray, strata: np.ndarray) -> dict[str, float]:
-    """Per stratum (sorted), the pooled percentage of its groups' counts: the core's one per-stratum percentage."""
-    out = {}
-    for s in sorted(set(strata.tolist())):
-        sel = counts[strata == s]
-        out[s] = percent(int(sel[:, 0].sum()), int(sel[:, 1].sum()))
-    return out
+    return _LazyCI(ci, value, consensus_accuracy=consensus, consistency_rate=consistency, repeat_sd=sd)
 
 
 def _strata_mean(per: Mapping[str, float], metric: Metric, label: str, key: str) -> float:
@@ -358,58 +362,6 @@ def _warn_left_out(label: str, complete: np.ndarray, duplicates: int) -> None:
         warn_once(msg)
 
 
-# --------------------------------------------------------------------------- per-question rates
-
-
-def question_rate(items: Sequence[Payload], flag: str, label: str = "") -> float:
-    """Percent of scored questions (complete groups) whose ``flag`` holds.
-
-    ``flag``: ``"invalid"`` (unreadable answer), ``"disagree"`` (robust and official readings differ;
-    payloads without both readings are not counted), or a payload field such as ``"truncated"``
-    (missing counts as false).
-    """
-    if not items:
-        return math.nan
-    table = payload_table(items, label)
-    if table.repeats > 1:  # every answer counts: k x questions
-        rates = [_question_hits(table.for_repeat(r), flag, r) for r in range(table.repeats)]
-        return percent(sum(h for h, _ in rates), sum(n for _, n in rates))
-    hits, counted = _question_hits(table, flag)
-    return percent(hits, counted)
-
-
-def _question_hits(table: PayloadTable, flag: str, repeat: int | None = None) -> tuple[int, int]:
-    """``(questions whose flag holds, questions counted)`` of one table (one repeat's readings)."""
-
-    def values(key: str, default: object) -> np.ndarray:
-        return table.values(key, default) if repeat is None else table.repeat_values(key, repeat, default)
-
-    present, _correct, bad, complete, seen = table.matrices()
-    if flag == "invalid":
-        return int(bad[complete].sum()), int(present[complete].sum())
-    counted = complete[table.group_rows(seen)]
-    if flag == "disagree":
-        robust, official = values("pred_robust", _MISSING), values("pred_official", _MISSING)
-        counted = counted & (robust != _MISSING) & (official != _MISSING)
-        hits = robust != official
-    else:
-        hits = np.fromiter(map(bool, values(flag, False)), bool, len(table.source))
-    return int((counted & hits).sum()), int(counted.sum())
-
-
-_MISSING = object()
-
-
-def complete_groups(items: Sequence[Payload]) -> int:
-    """How many groups of ``items`` are complete (every member answered)."""
-    members: dict[str, set] = {}
-    sizes: dict[str, int] = {}
-    for p in items:
-        members.setdefault(p["group_id"], set()).add(p["role"])
-        sizes.setdefault(p["group_id"], int(p["group_size"]))
-    return sum(len(roles) == sizes[gid] for gid, roles in members.items())
-
-
 # --------------------------------------------------------------------------- metrics as functions over groups
 
 
@@ -422,7 +374,7 @@ def group_outcomes(
         return GroupOutcomes([], np.zeros((0, 2), dtype=np.int64))
     table = payload_table(items, label)
     counts, complete = group_counts(table, metric, row_value)
-    seen = table.matrices()[4]
+    seen = table.groups()[0]
     ids = np.asarray([str(g) for g in table.group_names[seen[complete]].tolist()], dtype=object)
     keep = counts[:, 1] > 0
     strata = None

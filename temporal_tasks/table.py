@@ -4,12 +4,18 @@ Payloads become arrays once per payload set: one row per distinct (group, role).
 keys all aggregate the same payload objects (its category keys a subset of them), so the table of
 the set being aggregated, and every metric computed from it, is kept until a different payload set
 arrives; then the old pass is freed. Correctness never depends on a cache hit.
+
+Each metric key hands over its own list of the same objects. A list is resolved to a table once per pass: a
+list met before is recognised by its length and the identities at 64 spread positions, then confirmed by
+list ``==`` (one C loop over pointers, about a millisecond a million); any other list is matched to the
+pass's payloads by identity (a subset: a category key) or starts a new pass. So a million payloads are read
+once per field, not once per metric key.
 """
 
 from __future__ import annotations
 
+import itertools
 import operator
-import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,18 +25,62 @@ import numpy as np
 
 from temporal_tasks.compat import aggregation_selection
 from temporal_tasks.errors import DataError, exit_run
+from temporal_tasks.run_state import STATE
 
 Payload = Mapping[str, Any]
+_REQUIRED = object()  # no default: a missing field is an error
 
 
 def _factorize(values: list) -> tuple[np.ndarray, list]:
+    """pandas' first-seen codes and uniques of ``values`` (by equality; ``None`` codes -1, as pandas does)."""
     # pandas hashes a million strings in ~50 ms (lmms-eval has it imported already); a dict loop is 10x slower.
+    import pandas as pd
+
+    n = len(values)
+    sample = values[:1024]
+    if n > 4096 and len(set(map(id, sample))) * 4 <= len(sample):
+        # Shared objects (role names are a benchmark's constants): factorize the identities, which are integers,
+        # then the few distinct objects by value. Same codes and uniques as by value: the first object of each
+        # value is the first identity of it in first-seen order.
+        id_codes, _ids = pd.factorize(np.fromiter(map(id, values), np.intp, n), sort=False)
+        first = _first_positions(id_codes)
+        codes, uniques = _factorize_objects([values[i] for i in first.tolist()])
+        return codes[id_codes], uniques
+    return _factorize_objects(values)
+
+
+def _factorize_objects(values: list) -> tuple[np.ndarray, list]:
     import pandas as pd
 
     array = np.empty(len(values), dtype=object)
     array[:] = values
     codes, uniques = pd.factorize(array, sort=False)
     return np.asarray(codes, dtype=np.int64), list(uniques)
+
+
+def _first_positions(codes: np.ndarray) -> np.ndarray:
+    """Where each code first occurs, in code order, for pandas' first-seen codes (-1, a missing value, skipped)."""
+    # A first-seen code first appears exactly where it exceeds every code before it.
+    before = np.maximum.accumulate(np.concatenate(([-1], codes[:-1]))) if len(codes) else codes
+    return np.flatnonzero(codes > before)
+
+
+def _column(items: Sequence[Payload], key: str, default: Any = _REQUIRED) -> list:
+    """Each payload's field ``key`` (``default`` where one lacks it; required when no default is given)."""
+    # One C-level pass over the dicts per field: reading a million payloads costs these passes. ``itemgetter``
+    # is twice as fast as a bound ``get``, so a missing field is found by its KeyError.
+    try:
+        return list(map(operator.itemgetter(key), items))
+    except KeyError:
+        if default is _REQUIRED:
+            raise
+        return list(map(operator.methodcaller("get", key, default), items))
+
+
+def _objects(values: list) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 @dataclass
@@ -88,13 +138,10 @@ class PayloadTable:
     @classmethod
     def build(cls, items: Sequence[Payload], label: str) -> PayloadTable:
         n = len(items)
-        group_codes, group_names = _factorize(list(map(operator.itemgetter("group_id"), items)))
-        role_codes, role_names = _factorize(list(map(operator.itemgetter("role"), items)))
-        correct = np.fromiter(map(bool, map(operator.itemgetter("correct"), items)), bool, n)
-        preds = np.empty(n, dtype=object)
-        preds[:] = list(map(operator.itemgetter("pred"), items))
-        invalid = np.equal(preds, None)
-        sizes = np.fromiter(map(int, map(operator.itemgetter("group_size"), items)), np.int64, n)
+        group_codes, group_names = _factorize(_column(items, "group_id"))
+        role_codes, role_names = _factorize(_column(items, "role"))
+        correct = _objects(_column(items, "correct")).astype(bool)  # truthiness, as bool() of each
+        invalid = np.equal(_objects(_column(items, "pred")), None)
         key = group_codes * max(1, len(role_names)) + role_codes
         import pandas as pd
 
@@ -102,10 +149,9 @@ class PayloadTable:
         keep = np.flatnonzero(~repeated)
         if len(keep) < n:
             _check_duplicates(items, key, keep, label)
-        group_size = np.zeros(len(group_names), dtype=np.int64)
-        group_size[group_codes[::-1]] = sizes[::-1]  # the first payload's size wins
         table = cls(
-            items, keep, group_codes[keep], role_codes[keep], correct[keep], invalid[keep], group_size,
+            items, keep, group_codes[keep], role_codes[keep], correct[keep], invalid[keep],
+            _group_sizes(items, group_codes, len(group_names)),
             np.asarray(group_names, dtype=object), np.asarray(role_names, dtype=object), n - len(keep),
         )  # fmt: skip
         k = _repeat_count(items, label)
@@ -128,38 +174,72 @@ class PayloadTable:
 
     def values(self, key: str, default: Any = None) -> np.ndarray:
         """Per row, the payload field ``key`` (``default`` where a payload lacks it), as an object array."""
-        out = np.empty(len(self.items), dtype=object)
-        out[:] = list(map(operator.methodcaller("get", key, default), self.items))
-        return out if len(self.source) == len(self.items) else out[self.source]
+        return self.field_values(key, default)[0]
+
+    def field_values(self, key: str, default: Any = None) -> tuple[np.ndarray, bool]:
+        """:meth:`values`, and whether every payload has the field (then no row holds ``default``)."""
+        try:
+            column, full = list(map(operator.itemgetter(key), self.items)), True
+        except KeyError:
+            column, full = _column(self.items, key, default), False
+        out = _objects(column)
+        return (out if len(self.source) == len(self.items) else out[self.source]), full
 
     def field_slugs(self, key: str, slug: Callable[[str], str]) -> np.ndarray:
         """Per row, ``slug`` of the payload field ``key`` (memoised: the same for every repeat of the rows)."""
         cache_key = ("slugs", key)
         if cache_key not in self._shared:
-            self._shared[cache_key] = np.asarray([slug(v or "") for v in self.values(key)], dtype=object)
+            values = self.values(key).tolist()
+            try:  # a few distinct values (categories): slug each once
+                slugs = {v: slug(v or "") for v in dict.fromkeys(values)}
+                out = list(map(slugs.__getitem__, values))
+            except TypeError:  # an unhashable value
+                out = [slug(v or "") for v in values]
+            self._shared[cache_key] = np.asarray(out, dtype=object)
         return self._shared[cache_key]
 
     def repeat_values(self, key: str, r: int, default: Any = None) -> np.ndarray:
         """Per row, the field ``key`` of repeat ``r``'s reading (``payload["repeats"][r]``), as an object array."""
-        out = np.empty(len(self.items), dtype=object)
-        out[:] = [p["repeats"][r].get(key, default) for p in self.items]
+        cache_key = ("repeat", r)
+        if cache_key not in self._shared:  # repeat r's reading dicts, gathered once per table
+            self._shared[cache_key] = list(map(operator.itemgetter(r), _column(self.items, "repeats")))
+        out = _objects(_column(self._shared[cache_key], key, default))
         return out if len(self.source) == len(self.items) else out[self.source]
 
-    def matrices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(present, correct, invalid, complete, group codes)``: role matrices of the groups seen (memoised).
+    def groups(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(seen, rows, complete)``: the group codes seen, each row's index among them, and per group seen
+        whether every expected member is here (memoised; shared with the repeat views: it is the same rows).
 
         Group order does not matter downstream: metrics are sums and the bootstrap only sees the
         multiset of per-group outcomes.
         """
+        if "groups" not in self._shared:
+            members = np.bincount(self.group, minlength=len(self.group_names))
+            seen = np.flatnonzero(members)
+            self._shared["groups"] = (seen, self.group_rows(seen), members[seen] == self.group_size[seen])
+        return self._shared["groups"]
+
+    def matrices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(present, correct, invalid, complete, group codes)``: role matrices of the groups seen (memoised).
+
+        Only role-tuple units need these (a few roles per group); per-question and whole-group units are
+        counted per row (:meth:`count_per_group`).
+        """
         if self._matrices is None:
-            seen = np.flatnonzero(np.bincount(self.group, minlength=len(self.group_names)))
-            rows = self.group_rows(seen)
+            seen, rows, complete = self.groups()
             present = self.role_matrix(rows, np.ones(len(self.group), bool))
             correct = self.role_matrix(rows, self.correct)
             invalid = self.role_matrix(rows, self.invalid)
-            complete = present.sum(axis=1) == self.group_size[seen]
             self._matrices = (present, correct, invalid, complete, seen)
         return self._matrices
+
+    def count_per_group(self, mask: np.ndarray) -> np.ndarray:
+        """Per complete group (in :meth:`groups` order), how many of its rows ``mask`` holds for."""
+        seen, rows, complete = self.groups()
+        if "complete_rows" not in self._shared:
+            self._shared["complete_rows"] = (complete[rows], (np.cumsum(complete) - 1)[rows], int(complete.sum()))
+        in_complete, index, n_complete = self._shared["complete_rows"]
+        return np.bincount(index[in_complete & mask], minlength=n_complete)
 
     def group_rows(self, seen: np.ndarray) -> np.ndarray:
         """Per table row, its group's row in the role matrices."""
@@ -175,9 +255,26 @@ class PayloadTable:
         return out
 
 
+def _group_sizes(items: Sequence[Payload], group_codes: np.ndarray, groups: int) -> np.ndarray:
+    """Expected members per group code: the group's first payload's ``group_size``."""
+    first = _first_positions(group_codes)
+    missing = np.flatnonzero(group_codes < 0)[:1]  # a payload without a group: code -1, as pandas codes it
+    if len(missing):
+        first = np.sort(np.concatenate((first, missing)))
+    at = first.tolist()
+    firsts = list(operator.itemgetter(*at)(items)) if len(at) > 1 else [items[i] for i in at]  # C-level gather
+    sizes = np.fromiter(map(int, _column(firsts, "group_size")), np.int64, len(first))
+    group_size = np.zeros(groups, dtype=np.int64)
+    group_size[group_codes[first][::-1]] = sizes[::-1]  # the first payload's size wins (also for code -1)
+    return group_size
+
+
 def _repeat_count(items: Sequence[Payload], label: str) -> int:
     """k: the length of the payloads' ``repeats`` list (1 when they have none); all payloads must agree."""
-    # C-level maps: this runs over every payload of every new pass (a million in the bench)
+    # C-level maps: this runs over every payload of every new pass (a million in the bench). Without --repeats no
+    # payload has the key, which a membership test finds fastest.
+    if not any(map(operator.contains, items, itertools.repeat("repeats"))):
+        return 1
     given = list(filter(None, map(operator.methodcaller("get", "repeats"), items)))
     counts = set(map(len, given))
     if len(given) < len(items):
@@ -199,21 +296,28 @@ def majority(readings: Sequence[Any]) -> Any:
 
 
 def _repeat_readings(items: Sequence[Payload], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per payload: (rows, k) correct and invalid arrays, and the majority reading's correct and invalid."""
+    """Per payload: (rows, k) correct and invalid arrays, and the majority reading's correct and invalid.
+
+    Column-wise, as :func:`majority` per payload: a reading's votes are counted by equality (a dict, as
+    ``Counter`` counts), and a tie for the most votes is unreadable.
+    """
     n = len(items)
-    correct = np.zeros((n, k), dtype=bool)
-    invalid = np.zeros((n, k), dtype=bool)
-    cons_correct = np.zeros(n, dtype=bool)
-    cons_invalid = np.zeros(n, dtype=bool)
-    for i, p in enumerate(items):
-        reps = p["repeats"]
-        preds = [rep.get("pred") for rep in reps]
-        correct[i] = [bool(rep.get("correct")) for rep in reps]
-        invalid[i] = [pred is None for pred in preds]
-        pred = majority(preds)
-        cons_invalid[i] = pred is None
-        cons_correct[i] = pred is not None and pred == p.get("gold")
-    return correct, invalid, cons_correct, cons_invalid
+    repeats = _column(items, "repeats")
+    readings = [list(map(operator.itemgetter(r), repeats)) for r in range(k)]
+    preds = [_column(rep, "pred", None) for rep in readings]
+    correct = np.stack([_objects(_column(rep, "correct", None)).astype(bool) for rep in readings], axis=1)
+    invalid = np.stack([np.fromiter(map(operator.is_, p, itertools.repeat(None)), bool, n) for p in preds], axis=1)
+    codes_of = {v: i for i, v in enumerate(dict.fromkeys(itertools.chain.from_iterable(preds)))}
+    values = _objects(list(codes_of))
+    codes = np.stack([np.fromiter(map(codes_of.__getitem__, p), np.int64, n) for p in preds], axis=1)
+    votes = (codes[:, :, None] == codes[:, None, :]).sum(axis=2)  # per reading, how many readings agree with it
+    top = votes.max(axis=1) if k else np.zeros(n, dtype=np.int64)
+    tie = (votes == top[:, None]).sum(axis=1) > top  # several readings share the most votes
+    winner = values[codes[np.arange(n), votes.argmax(axis=1)]] if k else np.full(n, None, dtype=object)
+    winner[tie] = None
+    cons_invalid = np.fromiter(map(operator.is_, winner.tolist(), itertools.repeat(None)), bool, n)
+    same = np.fromiter(map(operator.eq, winner.tolist(), _column(items, "gold", None)), object, n).astype(bool)
+    return correct, invalid, ~cons_invalid & same, cons_invalid
 
 
 def _check_duplicates(items: Sequence[Payload], key: np.ndarray, first: np.ndarray, label: str) -> None:
@@ -233,9 +337,12 @@ def _check_duplicates(items: Sequence[Payload], key: np.ndarray, first: np.ndarr
 
 @dataclass
 class _Pass:
-    items: list  # kept alive so that the identities in ``ids`` stay valid
+    items: list  # a copy of the pass's payloads, kept alive so that the identities in ``_ids`` stay valid
     table: PayloadTable
-    memo: dict[tuple, tuple[list, Any]] = field(default_factory=dict)
+    memo: dict[tuple, Any] = field(default_factory=dict)  # (key, id of a table of this pass) -> result
+    # fingerprint of a payload list -> [(a copy of that list, its table)]: lists met before (each metric key of a
+    # task gets its own list of the same objects), so that a list is resolved once per pass
+    lists: dict[tuple, list[tuple[list, PayloadTable]]] = field(default_factory=dict)
     _ids: Any = None  # pandas Index of the table rows' payload identities (built on the first subset query)
 
     def rows_of(self, items: Sequence[Payload]) -> np.ndarray:
@@ -247,15 +354,47 @@ class _Pass:
             self._ids = pd.Index(ids[self.table.source])  # unique: a repeated object is a dropped duplicate
         return self._ids.get_indexer(np.fromiter(map(id, items), np.uint64, len(items)))
 
+    def known(self, items: Sequence[Payload]) -> PayloadTable | None:
+        """The table of a list met before in this pass (the same objects in the same order), else None."""
+        for seen, table in self.lists.get(_fingerprint(items), ()):
+            if _same(seen, items):
+                return table
+        return None
 
-_pass_lock = threading.Lock()
-_current: list[_Pass] = []
+    def remember(self, items: Sequence[Payload], table: PayloadTable) -> None:
+        self.lists.setdefault(_fingerprint(items), []).append((list(items), table))
+
+
+# The pass being aggregated lives in the run state (reset with each evaluation), read and replaced only here.
+
+
+def _get_pass() -> _Pass | None:
+    return STATE.scoring_pass
+
+
+def _set_pass(new: _Pass) -> None:
+    STATE.scoring_pass = new  # one reference swap: readers see the old pass or the new one
+
+
+def reset_pass() -> None:
+    """Forget the current pass (tests; a long-lived process between runs)."""
+    STATE.scoring_pass = None
 
 
 def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    # The same payload objects, by identity (C-level, stops at the first difference). Never ``==``: a fresh
-    # payload set equal in content to the pass's (the next task's, a rescore) would be compared dict by dict.
-    return len(a) == len(b) and all(map(operator.is_, a, b))
+    """Whether ``a`` and ``b`` hold the same payloads in the same order (``a`` a list the pass made)."""
+    if a is b:
+        return True
+    if len(a) != len(b) or not isinstance(b, list):
+        return len(a) == len(b) and all(map(operator.is_, a, b))
+    # Callers check the fingerprint (identities at 64 spread positions) first, so a fresh list of fresh payloads
+    # equal in content (the next task's, a rescore's) never gets here. Then list ``==`` is one C loop that
+    # compares pointers and only calls ``__eq__`` on two different objects: that is identity at memory speed
+    # (~1 ms a million), and two different payloads it finds equal in content give the same table anyway.
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a payload value whose == cannot be a bool: not the same list
+        return False
 
 
 def _fingerprint(items: Sequence[Any]) -> tuple:
@@ -272,7 +411,7 @@ def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
     if not items or getattr(items[0], "twin", None) is None:
         return items
     try:
-        return [p.twin for p in items]
+        return list(map(operator.attrgetter("twin"), items))
     except AttributeError:
         return items
 
@@ -280,19 +419,22 @@ def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
 def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
     """The table of ``items``: the pass's own, a subset of it found by identity, or a new pass."""
     items = _twins(items)
-    with _pass_lock:
-        current = _current[0] if _current else None
+    current = _get_pass()
     if current is not None:
-        if items is current.items or _same(current.items, items):
-            return current.table
+        table = current.known(items)
+        if table is not None:
+            return table
         rows = _rows_in(current, items)
         if rows is not None:
-            return current.table.subset(rows, items)
+            table = current.table.subset(rows, list(items))
+            current.remember(items, table)
+            return table
     check_scored_selected(label)  # once per pass: before the first number of a task is computed
     kept = list(items)
     table = PayloadTable.build(kept, label)
-    with _pass_lock:
-        _current[:] = [_Pass(kept, table)]
+    new = _Pass(kept, table)
+    new.remember(kept, table)
+    _set_pass(new)
     return table
 
 
@@ -332,19 +474,10 @@ def memo(key: tuple, items: Sequence[Any], compute: Callable[[], Any]) -> Any:
     """``compute()`` once per (key, payload list) within the current pass."""
     if not items:
         return compute()
-    payload_table(items)  # makes sure the pass is this payload set's
-    with _pass_lock:
-        current = _current[0]
-    fp = (key, *_fingerprint(items))
-    hit = current.memo.get(fp)
-    if hit is not None and _same(hit[0], items):
-        return hit[1]
-    result = compute()
-    current.memo[fp] = (list(items), result)
-    return result
-
-
-def reset_pass() -> None:
-    """Forget the current pass (tests; a long-lived process between runs)."""
-    with _pass_lock:
-        _current.clear()
+    table = payload_table(items)  # makes sure the pass is this payload set's
+    current = _get_pass()
+    assert current is not None
+    fp = (key, id(table))  # the pass keeps its tables alive: an id is never reused within it
+    if fp not in current.memo:
+        current.memo[fp] = compute()
+    return current.memo[fp]

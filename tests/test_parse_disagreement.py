@@ -136,7 +136,7 @@ def test_every_loader_passes_the_options_it_shows(offline_env):
 def test_parse_disagreement_shares_the_table_of_other_keys():
     # 300 groups of 4 (>= 1000 payloads: the core indexes the table so subsets reuse its rows).
     # In group g, question r differs iff (g + r) % 3 == 0: answer "(A)" (robust A, official None), else "A".
-    from temporal_tasks.scoring import question_rate
+    from temporal_tasks.question_rates import question_rate
 
     items = []
     for g in range(300):

@@ -8,7 +8,9 @@ import random
 import pytest
 
 from temporal_tasks.payloads import make_payload, results_for
-from temporal_tasks.scoring import Metric, complete_groups, payload_table, question_rate, reset_pass, score, slug
+from temporal_tasks.question_rates import complete_groups, question_rate
+from temporal_tasks.run_state import STATE
+from temporal_tasks.scoring import Metric, payload_table, reset_pass, score, slug
 
 
 def unit_accuracy(payloads, units, invalid="wrong") -> float:
@@ -248,16 +250,15 @@ def test_score_gt_rule_and_row_filter():
 
 
 def test_one_pass_at_a_time():
-    from temporal_tasks import table
 
     first = _payloads(ANSWERS)
     reset_pass()
     unit_accuracy_value = score(first, Metric("each"), label="t", key="k").value
-    assert table._current[0].items == first
+    assert STATE.scoring_pass.items == first
     second = _payloads({**ANSWERS, 11: "yes"})  # another payload set: a new pass; the first one is freed
     assert score(second, Metric("each"), label="t", key="k").value == pytest.approx(unit_accuracy_value + 100 / 12)
-    assert len(table._current) == 1 and table._current[0].items[0] is second[0]
+    assert STATE.scoring_pass is not None and STATE.scoring_pass.items[0] is second[0]
     # a subset of the current payload set reuses the pass's table (found by identity)
     sub = [p for p in second if p["group_id"] == "g0"]
     assert score(sub, Metric("each"), label="t", key="k").value == 100.0
-    assert table._current[0].items[0] is second[0]
+    assert STATE.scoring_pass.items[0] is second[0]

@@ -27,13 +27,8 @@ from temporal_tasks.data import (
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import truncated_thinking
 from temporal_tasks.payloads import answers, first_answer, make_payload, share, with_repeat_keys
-from temporal_tasks.scoring import (
-    Metric,
-    aggregators,
-    outcome_functions,
-    question_rate,
-    slug,
-)
+from temporal_tasks.question_rates import question_rate
+from temporal_tasks.scoring import Metric, aggregators, outcome_functions, slug
 from temporal_tasks.task_docs import docs_dataset
 
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"

@@ -35,7 +35,8 @@ from temporal_tasks.data import (
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
 from temporal_tasks.payloads import answers, make_payload, results_for
-from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.question_rates import question_rate
+from temporal_tasks.scoring import Metric, aggregators, outcome_functions
 from temporal_tasks.task_docs import docs_dataset
 
 NAME = "timeblind"

@@ -28,13 +28,8 @@ from temporal_tasks.benchmarks.velociti.loader import CONTROL, NAME, TESTS, load
 from temporal_tasks.compat import loss_value
 from temporal_tasks.log import warn_once
 from temporal_tasks.payloads import answers, make_payload, share, with_repeat_keys
-from temporal_tasks.scoring import (
-    InvalidPolicy,
-    Metric,
-    aggregators,
-    outcome_functions,
-    question_rate,
-)
+from temporal_tasks.question_rates import question_rate
+from temporal_tasks.scoring import InvalidPolicy, Metric, aggregators, outcome_functions
 from temporal_tasks.task_docs import docs_dataset
 
 

@@ -41,9 +41,10 @@ from temporal_tasks.data import (
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
 from temporal_tasks.payloads import answers, make_payload, results_for
+from temporal_tasks.question_rates import question_rate
 from temporal_tasks.run_context import rank_share
 from temporal_tasks.run_state import STATE
-from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.scoring import Metric, aggregators, outcome_functions
 from temporal_tasks.task_docs import builds_allowed, docs_dataset
 from temporal_tasks.video import (
     BackgroundBuilds,

@@ -19,7 +19,8 @@ from temporal_tasks.data import (
 from temporal_tasks.official_rules import official_first_char
 from temporal_tasks.parsing import YES_NO_OPTIONS, Parser, register_parser, robust_yes_no
 from temporal_tasks.payloads import answers, make_payload, results_for
-from temporal_tasks.scoring import Metric, aggregators, outcome_functions, question_rate
+from temporal_tasks.question_rates import question_rate
+from temporal_tasks.scoring import Metric, aggregators, outcome_functions
 from temporal_tasks.task_docs import docs_dataset
 from toybench import SPEC
 

@@ -13,6 +13,7 @@ KEYS = (
     "paired_build_speedup_vs_ffmpeg", "paired_build_vs_decode_floor", "cache_hit_ms", "overhead_fraction",
     "aggregate_1m_seconds", "aggregate_1m_peak_mb", "aggregate_1m_vs_100k", "vinoground_cold_over_warm",
     "vinoground_cold_seconds", "vinoground_warm_seconds", "samples_kb_per_question", "samples_kb_per_question_long",
+    "aggregate_repeats_1_seconds", "aggregate_repeats_5_seconds", "aggregate_repeats_5_vs_1",
 )  # fmt: skip
 
 
@@ -20,7 +21,8 @@ KEYS = (
 def test_bench_json_last_line():
     out = subprocess.run(
         [sys.executable, "-m", "temporal_tasks", "bench", "--json", "--pairs", "2", "--seconds", "2",
-         "--payloads", "20000", "--vinoground-pairs", "2", "--latency-ms", "20", "--order", "length"],
+         "--payloads", "20000", "--vinoground-pairs", "2", "--latency-ms", "20", "--order", "length",
+         "--repeats-questions", "500"],
         capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -49,3 +51,7 @@ def test_bench_json_last_line():
     }
     assert 0 < result["samples_kb_per_question"] <= 2.5 and result["samples_kb_per_question_long"] <= 2.5
     assert "| samples_kb_per_question |" in out.stdout
+    # the --repeats 5 aggregation row: 500 TemporalBench short questions, 5 answers each vs 1
+    assert result["aggregate_repeats_questions"] == 500 and result["aggregate_repeats_1_seconds"] > 0
+    one, five = result["aggregate_repeats_1_seconds"], result["aggregate_repeats_5_seconds"]
+    assert result["aggregate_repeats_5_vs_1"] == five / one and "| aggregate_repeats_5_vs_1 |" in out.stdout

@@ -1,0 +1,123 @@
+"""The scoring rows of ``temporal-tasks bench``: aggregation time at a million payloads and under ``--repeats``.
+
+* ``aggregate_1m_seconds``: every TimeBlind metric (CIs and categories included) over 1,000,000 payloads, with
+  the 100,000 ratio to show linear cost, and the peak memory of that step.
+* ``aggregate_repeats_5_vs_1``: every metric key of a full-size TemporalBench short run (9,867 questions on
+  2,179 videos) whose questions hold 5 answers each (``--repeats 5``) / the same run with one answer each.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import numpy as np
+
+from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
+from temporal_tasks.benchmarks.temporalbench.loader import CATEGORIES, PARSER, SOURCES
+from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+from temporal_tasks.parsing import option
+from temporal_tasks.payloads import results_for
+from temporal_tasks.rescore import task_metrics
+from temporal_tasks.scoring import reset_pass
+
+REPEATS = 5
+# The published TemporalBench short QA size (benchmarks/temporalbench/fixture_full.py).
+SHORT_VIDEOS, SHORT_QUESTIONS = 2179, 9867
+
+
+def timeblind_payloads(n: int) -> list[dict]:
+    """``n`` TimeBlind-shaped ``process_results`` outputs (70% right), built by hand: parsing is not timed."""
+    rng = np.random.default_rng(1)
+    right = rng.random(n) < 0.7
+    gold = ("yes", "no", "no", "yes")
+    tags = ("direction", "speed", "event", "state_transition")
+    per_doc = []
+    for i in range(n):
+        g, r = divmod(i, 4)
+        pred = gold[r] if right[i] else ("no" if gold[r] == "yes" else "yes")
+        payload = {
+            "question_id": str(i), "group_id": f"timeblind/{g}", "role": timeblind.ROLES[r], "group_size": 4,
+            "categories": [tags[g % 4], "yes_no"], "answer": pred, "gold": gold[r], "parser": "timeblind_yes_no",
+            "parser_mode": "robust", "option_keys": [], "pred": pred, "pred_robust": pred, "pred_official": pred,
+            "correct": pred == gold[r],
+        }  # fmt: skip
+        per_doc.append(results_for(payload, timeblind.HEADLINE, ("instance_acc",)))
+    return per_doc
+
+
+def aggregate_all(task: str, per_doc: list[dict]) -> float:
+    """Seconds to run every aggregation of ``task`` over lmms-eval's per-key lists of ``per_doc``."""
+    metrics = task_metrics(task)
+    items = {key: [d[key] for d in per_doc if key in d] for key, _fn, _h in metrics}  # lmms-eval's per-key lists
+    start = time.perf_counter()
+    for key, fn, _h in metrics:
+        if items[key]:
+            fn(items[key])
+    return time.perf_counter() - start
+
+
+def bench_aggregate(n: int) -> dict:
+    """Every TimeBlind metric over ``n`` and ``n/10`` payloads, and the peak memory at ``n``."""
+    import pandas  # noqa: F401 - lmms-eval has it loaded already; keep its import out of the timing
+
+    small = aggregate_all("timeblind_iacc", timeblind_payloads(n // 10))
+    per_doc = timeblind_payloads(n)
+    big = aggregate_all("timeblind_iacc", per_doc)
+    per_doc_again = timeblind_payloads(n)  # fresh objects: no memo from the timed pass
+    tracemalloc.start()
+    aggregate_all("timeblind_iacc", per_doc_again)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"aggregate_1m_seconds": big, "aggregate_100k_seconds": small, "aggregate_1m_vs_100k": big / small,
+            "aggregate_1m_peak_mb": peak / 2**20, "aggregate_payloads": n}  # fmt: skip
+
+
+def short_docs(videos: int = SHORT_VIDEOS, questions: int = SHORT_QUESTIONS) -> list[dict]:
+    """TemporalBench short-QA docs as the loader makes them (sources, categories, one group per video), no files."""
+    base, extra = divmod(questions, videos)
+    docs = []
+    for v in range(videos):
+        size = base + (v < extra)
+        source = SOURCES[v % len(SOURCES)]
+        name = f"short_video/{source}/clip{v:05d}.mp4"
+        cats = [CATEGORIES[(v + k) % len(CATEGORIES)] for k in range(size)]
+        for k in range(size):
+            docs.append({
+                "question_id": f"{name}_{k}", "group_id": name, "role": f"{name}_{k}", "group_size": size,
+                "prompt": "", "gold": "AB"[(v + k) % 2], "parser": PARSER, "options": [option("A"), option("B")],
+                "videos": [], "categories": [source, cats[k]], "source": source, "category": cats[k],
+                "video_categories": sorted(set(cats)), "part": "short_qa",
+            })  # fmt: skip
+    return docs
+
+
+def repeat_payloads(docs: list[dict], k: int, seed: int = 2) -> list[dict]:
+    """``process_results`` of every doc with ``k`` answers each (80% right, 5% unreadable, repeats differ)."""
+    rng = np.random.default_rng(seed)
+    draw = rng.random((len(docs), k))
+    out = []
+    for doc, row in zip(docs, draw, strict=True):
+        wrong = "B" if doc["gold"] == "A" else "A"
+        answers = [doc["gold"] if x < 0.8 else ("" if x > 0.95 else wrong) for x in row]
+        out.append(temporalbench.process_results(doc, answers if k > 1 else answers[:1]))
+    return out
+
+
+def bench_repeats(k: int = REPEATS, questions: int = SHORT_QUESTIONS) -> dict:
+    """Every metric of a TemporalBench short run (full size by default) with ``k`` answers per question / with one.
+
+    Both payload sets are built before timing (parsing is not timed); each aggregation starts a fresh pass.
+    """
+    docs = short_docs(max(1, round(questions * SHORT_VIDEOS / SHORT_QUESTIONS)), questions)
+    one, many = repeat_payloads(docs, 1), repeat_payloads(docs, k)
+    for warm in (one[:40], many[:40]):  # first calls: lazy imports, the parser-mode notice; not timed
+        reset_pass()
+        aggregate_all("temporalbench_short_mba", warm)
+    reset_pass()
+    single = aggregate_all("temporalbench_short_mba", one)
+    reset_pass()
+    repeated = aggregate_all("temporalbench_short_mba", many)
+    reset_pass()
+    return {"aggregate_repeats_questions": len(docs), "aggregate_repeats_1_seconds": single,
+            f"aggregate_repeats_{k}_seconds": repeated, f"aggregate_repeats_{k}_vs_1": repeated / single}  # fmt: skip

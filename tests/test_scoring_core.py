@@ -1,0 +1,124 @@
+"""The numpy scoring core (issue 28, item 7): per-row group counts, lists resolved once per pass, the column-wise
+majority of ``--repeats`` and the CI computed on first read, each against an independent computation."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from temporal_tasks import table
+from temporal_tasks.run_state import STATE
+from temporal_tasks.scoring import Metric, MetricResult, bootstrap_ci, group_counts, payload_table, reset_pass, score
+from temporal_tasks.table import _repeat_readings, majority
+
+
+def _payloads(groups: int, seed: int, size: int = 3) -> list[dict]:
+    """Groups of ``size`` questions (some cut, some unreadable), a category per question, shuffled."""
+    rng = random.Random(seed)
+    out = []
+    for g in range(groups):
+        for r in range(size):
+            if g % 7 == 3 and r == 0:
+                continue  # a cut group: one member never evaluated
+            pred = rng.choice(["A", "B", None])
+            category = rng.choice(["Fine Action", "Other"])
+            out.append({"question_id": f"{g}_{r}", "group_id": f"g{g}", "role": f"{g}_{r}", "group_size": size,
+                        "pred": pred, "correct": pred == "A", "category": category})  # fmt: skip
+    rng.shuffle(out)
+    return out
+
+
+def _by_hand(items: list[dict], units: str, policy: str, category: str | None) -> list[tuple[int, int]]:
+    """Sorted per-group ``[right, units]`` of the complete groups, from the definitions, one group at a time."""
+    groups: dict[str, list[dict]] = {}
+    for p in items:
+        groups.setdefault(p["group_id"], []).append(p)
+    out = []
+    for members in groups.values():
+        if len(members) != members[0]["group_size"]:
+            continue
+        mine = [p for p in members if category is None or p["category"].lower().replace(" ", "_") == category]
+        bad = [p for p in mine if p["pred"] is None]
+        if units == "each":
+            right, total = sum(p["correct"] for p in mine), len(mine) - (len(bad) if policy == "drop" else 0)
+        else:
+            total = int(bool(mine) and not (policy == "drop" and bad))
+            right = int(total == 1 and all(p["correct"] for p in mine))
+        if policy == "drop_group" and any(p["pred"] is None for p in members):
+            right, total = 0, 0
+        out.append((right, total))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("units", ["each", "all"])
+@pytest.mark.parametrize("policy", ["wrong", "drop", "drop_group"])
+@pytest.mark.parametrize("category", [None, "fine_action"])
+def test_row_counts_match_the_definitions(units, policy, category):
+    items = _payloads(60, seed=len(units) + len(policy))
+    reset_pass()
+    metric = Metric(units, invalid=policy, row_field=None if category is None else "category")
+    counts, complete = group_counts(payload_table(items), metric, category)
+    assert sorted(map(tuple, counts.tolist())) == _by_hand(items, units, policy, category)
+    assert int(complete.sum()) == len(counts) and int((~complete).sum()) == 9  # groups 3, 10, ..., 59 are cut
+
+
+def test_a_list_is_reused_only_when_it_holds_the_same_payloads():
+    items = _payloads(400, seed=1)
+    reset_pass()
+    first = score(items, Metric("each"), label="t", key="k")
+    built = payload_table(items)
+    assert payload_table(list(items)) is built  # lmms-eval's next key: a fresh list of the same objects
+    # one payload changed at a position the fingerprint does not sample: a different payload set, scored anew
+    changed = list(items)
+    at = next(i for i in range(1, len(items)) if i % max(1, len(items) // 64) and items[i]["pred"] == "B")
+    changed[at] = {**items[at], "pred": "A", "correct": True}
+    assert table._fingerprint(changed) == table._fingerprint(items)
+    again = score(changed, Metric("each"), label="t", key="k")
+    assert payload_table(changed) is not built
+    assert again.value > first.value
+    # fresh dicts equal in content (a rescore): a new pass, the same numbers
+    fresh = [dict(p) for p in items]
+    assert score(fresh, Metric("each"), label="t", key="k") == first
+    assert STATE.scoring_pass.items[0] is fresh[0]
+    # a subset of the pass's payloads is found by identity
+    sub = [p for p in fresh if p["group_id"] == "g0"]
+    assert payload_table(sub).group_names[payload_table(sub).group].tolist() == ["g0"] * 3
+    assert STATE.scoring_pass.items[0] is fresh[0]
+
+
+def test_ci_is_computed_on_first_read_and_is_the_bootstrap_of_the_counts():
+    items = _payloads(200, seed=2)
+    reset_pass()
+    result = score(items, Metric("all"), label="t", key="k")
+    assert "ci_low" not in vars(result)  # not computed yet
+    counts, _complete = group_counts(payload_table(items), Metric("all"))
+    low, high = bootstrap_ci(counts[counts[:, 1] > 0])
+    assert (result.ci_low, result.ci_high) == (low, high)
+    plain = MetricResult(result.value, low, high)
+    assert result == plain and plain == result and hash(result) == hash(plain)
+    copied = pickle.loads(pickle.dumps(result))
+    assert type(copied) is MetricResult and repr(copied) == repr(plain)  # NaN fields: compared as text
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_column_wise_majority_matches_majority_per_payload(k):
+    rng = random.Random(k)
+    items = []
+    for _ in range(2000):
+        preds = [rng.choice("ABC") if rng.random() < 0.8 else None for _ in range(k)]
+        reps = [{"pred": pred, "correct": rng.choice([True, False, 1, None])} for pred in preds]
+        if rng.random() < 0.1:
+            del reps[0]["correct"]
+        items.append({"repeats": reps, "gold": rng.choice(["A", "B"])})
+    correct, invalid, cons_correct, cons_invalid = _repeat_readings(items, k)
+    for i, p in enumerate(items):
+        preds = [r.get("pred") for r in p["repeats"]]
+        winner = majority(preds)
+        assert correct[i].tolist() == [bool(r.get("correct")) for r in p["repeats"]]
+        assert invalid[i].tolist() == [x is None for x in preds]
+        assert bool(cons_invalid[i]) == (winner is None)
+        assert bool(cons_correct[i]) == (winner is not None and winner == p["gold"])
+    assert cons_invalid.any() and cons_correct.any() and np.asarray(cons_correct & cons_invalid).sum() == 0
