@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import pickle
 import random
 import shutil
 import subprocess
@@ -18,11 +19,13 @@ import time
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from temporal_tasks import cli
 from temporal_tasks.data import DataError
 from temporal_tasks.importer import RECORD, RESPONSES, import_answers, score
 from temporal_tasks.provenance import differences, imported_provenance
+from tests.conftest import session_dir
 
 TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
 
@@ -327,10 +330,22 @@ def _metrics(results: dict, task: str) -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def round_trip(tmp_path_factory):
-    """The original run (official reading), the export of its answers, the imports, and one ``--score`` run."""
+    """The original run (official reading), the export of its answers, the imports, and one ``--score`` run: built
+    once per session, by the first pytest-xdist worker that needs it (the others wait and read it)."""
+    shared = session_dir(tmp_path_factory)
+    work, done = shared / "import_round_trip", shared / "import_round_trip.pickle"
+    with FileLock(str(shared / "import_round_trip.lock")):
+        if not done.is_file():
+            shutil.rmtree(work, ignore_errors=True)  # a worker that died while building it
+            work.mkdir()
+            built = _build_round_trip(work)
+            done.write_bytes(pickle.dumps({k: v for k, v in built.items() if k != "work"}))
+    return {"work": work, **pickle.loads(done.read_bytes())}
+
+
+def _build_round_trip(work: Path) -> dict:
     from temporal_tasks.samples import task_docs
 
-    work = tmp_path_factory.mktemp("import_round_trip")
     root = work / "data"
     from temporal_tasks.fixtures import write_fixtures
 
