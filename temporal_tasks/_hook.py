@@ -48,9 +48,10 @@ def _patch(module) -> None:
 
 def _patch_evaluator(module) -> None:
     from temporal_tasks.compat import wrap_evaluation_entry_points
-    from temporal_tasks.run_state import reset
+    from temporal_tasks.run_state import reset, reset_keeping_deferred
 
-    wrap_evaluation_entry_points(module, reset)  # each evaluation starts from a fresh run state
+    # Each evaluation starts from a fresh run state; `evaluate(lm, task_dict)` keeps the docs its tasks deferred.
+    wrap_evaluation_entry_points(module, reset, reset_keeping_deferred)
 
 
 _PATCHES = {_TARGET: _patch, _EVALUATOR: _patch_evaluator}

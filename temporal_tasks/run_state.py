@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["STATE", "RunState", "reset"]
+__all__ = ["STATE", "RunState", "reset", "reset_keeping_deferred"]
 
 
 @dataclass
@@ -63,17 +63,25 @@ def lock() -> threading.RLock:
     return _LOCK
 
 
-def reset() -> None:
-    """Forget the previous evaluation: warnings, counters, fetched snapshots, deferred docs, builders, pass.
+def reset(keep: tuple[str, ...] = ()) -> None:
+    """Forget the previous evaluation: warnings, counters, fetched snapshots, deferred docs, builders, pass
+    (except the fields named in ``keep``).
 
     Builders of the previous evaluation are shut down (running builds finish, queued ones are dropped).
     """
     with _LOCK:
-        old = list(STATE.builders.values())
+        old = [] if "builders" in keep else list(STATE.builders.values())
         fresh = RunState()
         for f in fields(RunState):
-            setattr(STATE, f.name, getattr(fresh, f.name))
+            if f.name not in keep:
+                setattr(STATE, f.name, getattr(fresh, f.name))
     for builder in old:
         shutdown = getattr(builder, "shutdown", None)
         if shutdown is not None:
             shutdown()
+
+
+def reset_keeping_deferred() -> None:
+    """:func:`reset` for ``evaluate(lm, task_dict)`` called by a script: the tasks were built before it, outside any
+    evaluation, and the docs they deferred to the first request (N unknown then) belong to this evaluation."""
+    reset(keep=("deferred",))

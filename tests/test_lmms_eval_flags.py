@@ -62,6 +62,8 @@ def test_python_api_builds_the_models_n_and_prints_it(mode, fixture_root, tmp_pa
     assert "vinoground: paired videos have N=8 frames (model instance attribute max_num_frames=8)" in proc.stderr
     built = {p.parent.name for p in (cache / "paired_videos").rglob("*.mp4")}
     assert built == {"n8"}, built  # every paired video at N = 8, none at 16 or 32
+    # the paired videos were planned for background builds also when the script built its tasks before evaluate()
+    assert json.loads((tmp_path / "out.json").read_text())["_background_planned"] > 0
     # "A" everywhere (fixture golds): text right on both sides of pair 2 only, video on pair 0 only: 25, 25, 0
     metrics = json.loads((tmp_path / "out.json").read_text())
     assert metrics["text_score,none"] == 25.0 and metrics["video_score,none"] == 25.0

@@ -107,3 +107,40 @@ def test_lmms_eval_entry_points_reset_the_state(entry):
     import lmms_eval.evaluator as evaluator
 
     assert getattr(getattr(evaluator, entry), "_temporal_tasks_entry", False)  # wrapped by our import hook
+
+
+def test_entry_points_start_an_evaluation_once_and_evaluate_keeps_what_its_tasks_deferred():
+    from types import SimpleNamespace
+
+    from temporal_tasks.compat import wrap_evaluation_entry_points
+
+    calls: list[str] = []
+    module = SimpleNamespace()
+
+    def evaluate(lm=None, task_dict=None):
+        calls.append("evaluate")
+
+    def simple_evaluate(model=None, model_args=None):
+        calls.append("simple_evaluate")
+        module.evaluate()  # as lmms-eval's simple_evaluate calls the module's evaluate
+
+    module.simple_evaluate, module.evaluate = simple_evaluate, evaluate
+    assert wrap_evaluation_entry_points(module, lambda: calls.append("start"), lambda: calls.append("continue"))
+    assert not wrap_evaluation_entry_points(module, lambda: calls.append("again"))  # idempotent
+    module.simple_evaluate()
+    assert calls == ["start", "simple_evaluate", "evaluate"]  # evaluate inside simple_evaluate starts nothing
+    calls.clear()
+    module.evaluate()
+    assert calls == ["continue", "evaluate"]  # a script's own evaluate(lm, task_dict)
+
+
+def test_evaluate_called_by_a_script_keeps_the_deferred_docs_of_its_tasks():
+    from temporal_tasks.run_state import reset_keeping_deferred
+
+    warn_once("from the tasks' building")
+    STATE.deferred[("vinoground", "group")] = [{"question_id": "q"}]
+    STATE.api_failures = 4
+    reset_keeping_deferred()
+    assert STATE.deferred == {("vinoground", "group"): [{"question_id": "q"}]} and STATE.api_failures == 0
+    reset()
+    assert STATE.deferred == {}

@@ -72,13 +72,17 @@ def merge_includes(cfg: dict, load: Callable[[str], dict]) -> dict:
 _ENTRY_WRAPPED = "_temporal_tasks_entry"
 
 
-def wrap_evaluation_entry_points(module: Any, on_start: Callable[[], None]) -> bool:
-    """Make ``module.simple_evaluate`` and ``module.evaluate`` (``lmms_eval.evaluator``) call ``on_start()`` first.
+def wrap_evaluation_entry_points(
+    module: Any, on_start: Callable[[], None], on_evaluate: Callable[[], None] | None = None
+) -> bool:
+    """Make ``module.simple_evaluate`` (``lmms_eval.evaluator``) call ``on_start()`` first, and ``module.evaluate``
+    call ``on_evaluate()`` (default ``on_start``) first when a script calls it directly.
 
-    ``simple_evaluate`` starts an evaluation; ``evaluate`` starts one only when a script calls it directly
-    (inside ``simple_evaluate`` the evaluation has already started, and the tasks it built must be kept).
-    lmms-eval's CLI calls ``evaluator.simple_evaluate`` through the module, so wrapping the attribute covers it.
-    Idempotent; returns whether the functions were wrapped now.
+    ``simple_evaluate`` starts an evaluation and builds its tasks. Inside it, ``evaluate`` continues the same
+    evaluation (nothing is called). A script that builds its tasks itself and then calls ``evaluate(lm,
+    task_dict)`` starts the evaluation at ``evaluate``, after its tasks were built: ``on_evaluate`` must keep what
+    those tasks left for their first request. lmms-eval's CLI calls ``evaluator.simple_evaluate`` through the
+    module, so wrapping the attribute covers it. Idempotent; returns whether the functions were wrapped now.
     """
     simple, evaluate = getattr(module, "simple_evaluate", None), getattr(module, "evaluate", None)
     if simple is None or evaluate is None or getattr(simple, _ENTRY_WRAPPED, False):
@@ -92,7 +96,7 @@ def wrap_evaluation_entry_points(module: Any, on_start: Callable[[], None]) -> b
     @functools.wraps(evaluate)
     def evaluate_(*args, **kwargs):
         if not _inside_simple_evaluate():
-            on_start()
+            (on_evaluate or on_start)()
         return evaluate(*args, **kwargs)
 
     setattr(simple_evaluate, _ENTRY_WRAPPED, True)

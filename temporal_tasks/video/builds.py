@@ -95,6 +95,11 @@ class BackgroundBuilds:
         self._started_at = 0.0
         self._exit_hook = False
 
+    @property
+    def planned(self) -> int:
+        """How many distinct files the plans so far need (built in the background, in request order)."""
+        return self._planned
+
     # -- planning
 
     def _job(self, spec: FileBuild) -> _Job:

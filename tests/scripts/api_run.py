@@ -14,6 +14,7 @@ from lmms_eval.evaluator import evaluate, simple_evaluate
 from lmms_eval.tasks import TaskManager, get_task_dict
 
 from temporal_tasks.replay import TemporalReplay
+from temporal_tasks.run_state import STATE
 
 
 def main() -> None:
@@ -27,8 +28,11 @@ def main() -> None:
         results = evaluate(lm, task_dict, log_samples=False)
     else:
         results = simple_evaluate(model=lm, tasks=[task], log_samples=False, batch_size=1)
+    metrics = {k: v for k, v in results["results"][task].items() if isinstance(v, int | float)}
+    builder = STATE.builders.get("vinoground")  # paired videos planned for background builds in this evaluation
+    metrics["_background_planned"] = builder.planned if builder is not None else 0
     with open(out, "w", encoding="utf-8") as fh:
-        json.dump({k: v for k, v in results["results"][task].items() if isinstance(v, int | float)}, fh)
+        json.dump(metrics, fh)
 
 
 if __name__ == "__main__":
