@@ -8,7 +8,7 @@ import operator
 from temporal_tasks.compat import aggregating_task
 from temporal_tasks.log import first_time, logger
 from temporal_tasks.question_rates import question_rate
-from temporal_tasks.scoring import percent
+from temporal_tasks.scoring import payload_table, percent
 
 
 def parse_disagreement(items: list) -> float:
@@ -39,7 +39,10 @@ def truncated_rate(items: list) -> float:
             f"they count as unreadable and wrong. The model is still thinking when max_new_tokens runs out{now}: "
             f"rerun with --gen_kwargs max_new_tokens=4096 (or more) for a thinking model."
         )
-    errors = sum(filter(None, map(operator.methodcaller("get", "parser_errors", 0), items)))
+    if items and "pred" in items[0]:
+        errors = payload_table(items, "truncated_rate").parser_errors  # the pass's table: no second read
+    else:
+        errors = sum(filter(None, map(operator.methodcaller("get", "parser_errors", 0), items)))
     if errors:
         logger.warning(
             f"{task}: {errors} reading(s) of answers raised inside the temporal-tasks parser and were counted as "

@@ -14,6 +14,7 @@ from temporal_tasks.log import logger
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
 from temporal_tasks.run_state import STATE, lock
 from temporal_tasks.scoring import STABILITY, slug
+from temporal_tasks.table import RowPayload
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -148,7 +149,7 @@ PRIMARY_KEYS = ("invalid_rate",)
 SAME_AS = "same_as"
 
 
-class SharedPayload(dict):
+class SharedPayload(RowPayload):
     """The payload every non-primary metric key of a question receives: one object shared by those keys.
 
     In the process it is the full payload (aggregations read it like a dict, and sharing one object lets
@@ -156,7 +157,8 @@ class SharedPayload(dict):
     the samples file carries the payload once per question instead of once per metric key (6 to 20 times);
     ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers ranks with it)
     keeps the full contents. Read it with ``p[key]``, ``p.get``, ``dict(p)`` or ``{**p}``: ``p.items()`` is
-    the JSON view.
+    the JSON view. It carries its table row ready-made (:class:`temporal_tasks.table.RowPayload`), so an
+    aggregation over a million of them reads each column in one attribute pass.
     """
 
     __slots__ = ("primary",)

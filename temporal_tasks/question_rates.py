@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporal_tasks.bootstrap import percent
-from temporal_tasks.table import Payload, PayloadTable, payload_table
+from temporal_tasks.table import DISAGREE, READINGS, TRUNCATED, Payload, PayloadTable, payload_table
 
 __all__ = ["complete_groups", "question_rate"]
 
@@ -46,6 +46,11 @@ def _question_hits(table: PayloadTable, flag: str, repeat: int | None = None) ->
     counted = complete[rows]  # the questions of complete groups
     if flag == "invalid":
         return int((counted & table.invalid).sum()), int(counted.sum())
+    bit = _FLAG_BITS.get(flag)
+    if bit is not None and repeat is None and table.flags is not None:  # the payloads' row_flags, read once
+        if flag == "disagree":  # only payloads holding both readings are counted
+            counted = counted & ((table.flags & READINGS) != 0)
+        return int((counted & ((table.flags & bit) != 0)).sum()), int(counted.sum())
     if flag == "disagree":
         (robust, robust_full), (official, official_full) = (
             values("pred_robust", _MISSING),
@@ -59,6 +64,7 @@ def _question_hits(table: PayloadTable, flag: str, repeat: int | None = None) ->
     return int((counted & hits).sum()), int(counted.sum())
 
 
+_FLAG_BITS = {"disagree": DISAGREE, "truncated": TRUNCATED}
 _MISSING = object()
 
 

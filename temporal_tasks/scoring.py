@@ -46,7 +46,7 @@ from temporal_tasks.bootstrap import (
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import parser_mode
 from temporal_tasks.reduction import row_counts, unit_counts
-from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass
+from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass, slug
 
 __all__ = [
     "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "STABILITY", "GroupOutcomes", "InvalidPolicy", "Metric", "MetricResult",
@@ -59,20 +59,6 @@ Units = Sequence[Sequence[str]] | Literal["each", "all"]
 # "wrong": an unreadable answer is a wrong answer; "drop": a unit holding one leaves the denominator;
 # "drop_group": every unit of a group holding one leaves it (VELOCITI's official closed-model rule).
 InvalidPolicy = Literal["wrong", "drop", "drop_group"]
-
-
-def slug(name: str) -> str:
-    """Metric-key form of a category name: lowercase, non-alphanumerics to ``_``."""
-    out = []
-    prev_us = False
-    for ch in name.strip().lower():
-        if ch.isascii() and ch.isalnum():
-            out.append(ch)
-            prev_us = False
-        elif not prev_us:
-            out.append("_")
-            prev_us = True
-    return "".join(out).strip("_")
 
 
 # --------------------------------------------------------------------------- metric specs

@@ -14,8 +14,11 @@ once per field, not once per metric key.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
 import operator
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,6 +32,134 @@ from temporal_tasks.run_state import STATE
 
 Payload = Mapping[str, Any]
 _REQUIRED = object()  # no default: a missing field is an error
+
+
+def slug(name: str) -> str:
+    """Metric-key form of a category name: lowercase, non-alphanumerics to ``_``."""
+    out = []
+    prev_us = False
+    for ch in name.strip().lower():
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+            prev_us = False
+        elif not prev_us:
+            out.append("_")
+            prev_us = True
+    return "".join(out).strip("_")
+
+
+# --------------------------------------------------------------------------- a payload's row, ready-made
+
+# The bits of :func:`row_flags`: what the table needs of a payload beyond its group and role, in one small int.
+CORRECT, INVALID, TRUNCATED, DISAGREE, READINGS, REPEATS = 1, 2, 4, 8, 16, 32
+ERRORS_SHIFT = 6  # parser_errors sits above the bits (0 errors: an int below 64, one shared object)
+KEY_SHIFT = 16  # RowPayload.row_key: the group's identity above the flags (flags of up to 1,023 errors fit below)
+
+
+def row_flags(payload: Payload) -> int:
+    """The payload's flags: ``correct`` (truthiness), an unreadable ``pred`` (``== None``), ``truncated``
+    (truthiness; missing is false), robust and official readings that differ (``!=``) and whether both are
+    there, whether it holds ``repeats``, and its ``parser_errors`` count. The one definition the table reads
+    (missing ``correct`` or ``pred`` raises ``KeyError``: a payload must have them)."""
+    correct, pred = payload["correct"], payload["pred"]
+    flags = CORRECT * bool(correct) | INVALID * (pred is None or bool(pred == None))  # noqa: E711 - as numpy's ==
+    flags |= TRUNCATED * bool(payload.get("truncated", False)) | REPEATS * ("repeats" in payload)
+    if "pred_robust" in payload and "pred_official" in payload:
+        flags |= READINGS | DISAGREE * bool(payload["pred_robust"] != payload["pred_official"])
+    return flags | max(0, int(payload.get("parser_errors") or 0)) << ERRORS_SHIFT
+
+
+@functools.lru_cache(maxsize=4096)
+def _category_key(categories: tuple) -> tuple[str, ...]:
+    # One shared tuple per distinct category list (a few per benchmark), so that a million payloads hold a few
+    # objects and the table factorizes them by identity in C.
+    return tuple(dict.fromkeys(slug(str(c)) for c in categories))
+
+
+class RowPayload(dict):
+    """A payload that carries its table row ready-made (group, role, :func:`row_flags`, category slugs).
+
+    Computed once, when ``process_results`` makes the payload (a few microseconds beside a model's answer), so an
+    aggregation reads each of a million payloads in one attribute pass per column instead of several dict
+    lookups and a Python call. Any change through the dict's methods recomputes it; a payload that lacks a field
+    the row needs has no row, and the table reads it as a plain dict (the same numbers: :func:`row_flags` is
+    the one definition). Group ids and roles are interned strings, so equal ids are one object and factorize by
+    identity (the table still checks values).
+    """
+
+    __slots__ = ("row_group", "row_key", "row_role", "row_size", "row_categories")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stamp()
+
+    def _stamp(self) -> None:
+        try:
+            group, role, size, flags = self["group_id"], self["role"], int(self["group_size"]), row_flags(self)
+            categories = _category_key(tuple(self.get("categories") or ()))
+            if type(group) is not str or type(role) is not str or flags >> KEY_SHIFT:
+                raise TypeError("only string ids are interned; over 1,023 parser errors do not fit the key")
+        except Exception:  # noqa: BLE001 - no row: the table reads it as a plain dict (and raises there)
+            for name in RowPayload.__slots__:
+                with contextlib.suppress(AttributeError):
+                    delattr(self, name)
+            return
+        # Interned: equal group ids are one object in this process (a payload unpickled from another rank is
+        # made here again), so the identity is the value and a million groups factorize as integers. The key
+        # packs that identity (over 16: distinct live objects are further apart than that) above the flags, so
+        # one attribute pass reads both.
+        self.row_group = sys.intern(group)
+        self.row_key = (id(self.row_group) >> 4) << KEY_SHIFT | flags  # valid while the payload holds row_group
+        self.row_role = sys.intern(role)
+        self.row_size = size
+        self.row_categories = categories
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._stamp()
+
+    def __delitem__(self, key: Any) -> None:
+        super().__delitem__(key)
+        self._stamp()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # noqa: D102
+        super().update(*args, **kwargs)
+        self._stamp()
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:  # noqa: D102
+        out = super().setdefault(key, default)
+        self._stamp()
+        return out
+
+    def pop(self, *args: Any) -> Any:  # noqa: D102
+        out = super().pop(*args)
+        self._stamp()
+        return out
+
+    def popitem(self) -> tuple:  # noqa: D102
+        out = super().popitem()
+        self._stamp()
+        return out
+
+    def clear(self) -> None:  # noqa: D102
+        super().clear()
+        self._stamp()
+
+    def __ior__(self, other: Any) -> RowPayload:
+        super().__ior__(other)
+        self._stamp()
+        return self
+
+    def __reduce__(self):  # noqa: ANN204 - pickles as its dict; the row is computed again on loading
+        return (type(self), (dict(self),))
+
+
+def _slot_column(items: Sequence[Any], slot: str, dtype: Any) -> np.ndarray | None:
+    """Each payload's ready-made ``slot`` in one C-level pass; None when one has none (a plain dict)."""
+    try:
+        return np.fromiter(map(operator.attrgetter(slot), items), dtype, len(items))
+    except AttributeError:
+        return None
 
 
 def _factorize(values: list) -> tuple[np.ndarray, list]:
@@ -49,11 +180,57 @@ def _factorize(values: list) -> tuple[np.ndarray, list]:
     return _factorize_objects(values)
 
 
-def _factorize_objects(values: list) -> tuple[np.ndarray, list]:
+def _factorize_keyed(
+    items: Sequence[Any], keys: np.ndarray
+) -> tuple[np.ndarray, Callable[[], np.ndarray], np.ndarray, np.ndarray]:
+    """First-seen group codes of ready-made rows (:class:`RowPayload`) from their group ``keys``, the group ids
+    (made on first use), where each code first occurs, and the key of each code. The rows hold interned strings,
+    so identity is equality and the keys (integers the payloads hold) factorize in C without touching the strings."""
     import pandas as pd
 
-    array = np.empty(len(values), dtype=object)
-    array[:] = values
+    # A group's questions usually come one after another: hash only the first key of each run of equal keys.
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else np.zeros(0, np.intp)
+    run_codes, distinct = pd.factorize(keys[starts], sort=False)
+    narrow = run_codes.astype(np.int32 if len(distinct) < 2**31 else np.int64)
+    codes = np.repeat(narrow, np.diff(np.append(starts, len(keys))))
+    first = starts[_first_positions(run_codes)]
+
+    @functools.cache
+    def names() -> np.ndarray:
+        return _objects(list(map(operator.attrgetter("row_group"), _gather(items, first))))
+
+    return codes, names, first, distinct
+
+
+def _first_of_each(key: np.ndarray) -> np.ndarray:
+    """Positions of the first occurrence of each value of ``key`` (non-negative codes), in order."""
+    top = int(key.max()) if len(key) else -1
+    if top < 8 * len(key) + 1024 and (not len(key) or key.min() >= 0):  # a dense range: mark, no hashing
+        seen = np.zeros(top + 1, dtype=bool)
+        seen[key] = True
+        if int(np.count_nonzero(seen)) == len(key):
+            return np.arange(len(key))  # no repeated question (the usual case)
+    import pandas as pd
+
+    return np.flatnonzero(~pd.Series(key).duplicated().to_numpy())  # hashing, no sort
+
+
+def _gather(items: Sequence[Any], at: np.ndarray) -> list:
+    """``[items[i] for i in at]`` in one C-level call."""
+    index = at.tolist()
+    if len(index) > 1:
+        return list(operator.itemgetter(*index)(items))
+    return [items[i] for i in index]
+
+
+def _factorize_objects(values: list | np.ndarray) -> tuple[np.ndarray, list]:
+    import pandas as pd
+
+    if isinstance(values, np.ndarray):
+        array = values
+    else:
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
     codes, uniques = pd.factorize(array, sort=False)
     return np.asarray(codes, dtype=np.int64), list(uniques)
 
@@ -98,9 +275,13 @@ class PayloadTable:
     correct: np.ndarray
     invalid: np.ndarray
     group_size: np.ndarray  # expected members, per group code
-    group_names: np.ndarray
+    group_labels: Any = field(repr=False)  # the group ids per code: an array, or a cached function that makes it
     role_names: np.ndarray
     duplicates: int = 0
+    # per row, :func:`row_flags` of the top-level (repeat 0) reading; None in a repeat's or the consensus' view
+    flags: np.ndarray | None = field(default=None, repr=False)
+    parser_errors: int = 0  # parser exceptions over every payload given (repeats included)
+    group_key_index: np.ndarray | None = field(default=None, repr=False)  # ready-made rows: the key of each group code
     _matrices: tuple | None = field(default=None, repr=False)
     # ``--repeats k`` (k > 1): per row and repeat, (rows, k) arrays; ``consensus``: the majority reading's
     # (correct, invalid) per row (a tie is unreadable). None with one answer per question.
@@ -109,6 +290,11 @@ class PayloadTable:
     consensus: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _views: dict = field(default_factory=dict, repr=False)  # repeat r / "consensus" -> its table (matrices memoised)
     _shared: dict = field(default_factory=dict, repr=False)  # per-row field values, shared with the repeat views
+
+    @property
+    def group_names(self) -> np.ndarray:
+        """The group id of each group code (made on first use: most passes never need the strings)."""
+        return self.group_labels() if callable(self.group_labels) else self.group_labels
 
     @property
     def repeats(self) -> int:
@@ -120,7 +306,7 @@ class PayloadTable:
         assert self.repeat_correct is not None and self.repeat_invalid is not None
         if r not in self._views:
             self._views[r] = replace(
-                self, correct=self.repeat_correct[:, r], invalid=self.repeat_invalid[:, r], _matrices=None,
+                self, correct=self.repeat_correct[:, r], invalid=self.repeat_invalid[:, r], _matrices=None, flags=None,
                 repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
             )  # fmt: skip
         return self._views[r]
@@ -130,7 +316,7 @@ class PayloadTable:
         assert self.consensus is not None
         if "consensus" not in self._views:
             self._views["consensus"] = replace(
-                self, correct=self.consensus[0], invalid=self.consensus[1], _matrices=None,
+                self, correct=self.consensus[0], invalid=self.consensus[1], _matrices=None, flags=None,
                 repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
             )  # fmt: skip
         return self._views["consensus"]
@@ -138,23 +324,33 @@ class PayloadTable:
     @classmethod
     def build(cls, items: Sequence[Payload], label: str) -> PayloadTable:
         n = len(items)
-        group_codes, group_names = _factorize(_column(items, "group_id"))
-        role_codes, role_names = _factorize(_column(items, "role"))
-        correct = _objects(_column(items, "correct")).astype(bool)  # truthiness, as bool() of each
-        invalid = np.equal(_objects(_column(items, "pred")), None)
-        key = group_codes * max(1, len(role_names)) + role_codes
-        import pandas as pd
-
-        repeated = pd.Series(key).duplicated().to_numpy()  # hashing, no sort
-        keep = np.flatnonzero(~repeated)
+        row_keys = _slot_column(items, "row_key", np.int64)
+        if row_keys is not None:  # ready-made rows (RowPayload): one attribute pass per column
+            flags = (row_keys & ((1 << KEY_SHIFT) - 1)).astype(np.uint16)  # small arrays: less memory to stream
+            group_codes, group_names, first, key_index = _factorize_keyed(items, row_keys >> KEY_SHIFT)
+            role_codes, role_names = _factorize_objects(_slot_column(items, "row_role", object))
+            group_size = _slot_column(_gather(items, first), "row_size", np.int64)
+        else:
+            flags, key_index = np.fromiter(map(row_flags, items), np.int64, n), None
+            group_codes, names = _factorize(_column(items, "group_id"))
+            group_names = np.asarray(names, dtype=object)
+            role_codes, role_names = _factorize(_column(items, "role"))
+            group_size = _group_sizes(items, group_codes, len(group_names))
+        correct, invalid = (flags & CORRECT) != 0, (flags & INVALID) != 0
+        errors = int((flags >> ERRORS_SHIFT).sum())  # over every payload given, repeated answers included
+        roles = max(1, len(role_names))
+        key = group_codes.astype(np.int32 if len(group_size) * roles < 2**31 else np.int64) * roles + role_codes
+        keep = _first_of_each(key)
         if len(keep) < n:
             _check_duplicates(items, key, keep, label)
+            group_codes, role_codes, flags = group_codes[keep], role_codes[keep], flags[keep]
+            correct, invalid = correct[keep], invalid[keep]
         table = cls(
-            items, keep, group_codes[keep], role_codes[keep], correct[keep], invalid[keep],
-            _group_sizes(items, group_codes, len(group_names)),
-            np.asarray(group_names, dtype=object), np.asarray(role_names, dtype=object), n - len(keep),
+            items, keep, group_codes, role_codes, correct, invalid,
+            group_size, group_names, np.asarray(role_names, dtype=object), n - len(keep),
+            flags=flags, parser_errors=errors, group_key_index=key_index,
         )  # fmt: skip
-        k = _repeat_count(items, label)
+        k = _repeat_count(items, label) if (flags & REPEATS).any() else 1
         if k > 1:
             rep_correct, rep_invalid, cons_correct, cons_invalid = _repeat_readings([items[i] for i in keep], k)
             table.repeat_correct, table.repeat_invalid = rep_correct, rep_invalid
@@ -165,7 +361,9 @@ class PayloadTable:
         """The table restricted to ``rows``, for ``items`` (one payload per row, in that order)."""
         table = PayloadTable(
             items, np.arange(len(rows)), self.group[rows], self.role[rows], self.correct[rows], self.invalid[rows],
-            self.group_size, self.group_names, self.role_names,
+            self.group_size, self.group_labels, self.role_names,
+            flags=None if self.flags is None else self.flags[rows],
+            parser_errors=0 if self.flags is None else int((self.flags[rows] >> ERRORS_SHIFT).sum()),
         )  # fmt: skip
         if self.repeat_correct is not None and self.repeat_invalid is not None and self.consensus is not None:
             table.repeat_correct, table.repeat_invalid = self.repeat_correct[rows], self.repeat_invalid[rows]
@@ -214,7 +412,7 @@ class PayloadTable:
         multiset of per-group outcomes.
         """
         if "groups" not in self._shared:
-            members = np.bincount(self.group, minlength=len(self.group_names))
+            members = np.bincount(self.group, minlength=len(self.group_size))
             seen = np.flatnonzero(members)
             self._shared["groups"] = (seen, self.group_rows(seen), members[seen] == self.group_size[seen])
         return self._shared["groups"]
@@ -243,7 +441,7 @@ class PayloadTable:
 
     def group_rows(self, seen: np.ndarray) -> np.ndarray:
         """Per table row, its group's row in the role matrices."""
-        where = np.full(len(self.group_names), -1, dtype=np.int64)
+        where = np.full(len(self.group_size), -1, dtype=np.int64)
         where[seen] = np.arange(len(seen))
         return where[self.group]
 
@@ -271,8 +469,7 @@ def _group_sizes(items: Sequence[Payload], group_codes: np.ndarray, groups: int)
 
 def _repeat_count(items: Sequence[Payload], label: str) -> int:
     """k: the length of the payloads' ``repeats`` list (1 when they have none); all payloads must agree."""
-    # C-level maps: this runs over every payload of every new pass (a million in the bench). Without --repeats no
-    # payload has the key, which a membership test finds fastest.
+    # Called only when a payload's flags say it holds ``repeats`` (:data:`REPEATS`).
     if not any(map(operator.contains, items, itertools.repeat("repeats"))):
         return 1
     given = list(filter(None, map(operator.methodcaller("get", "repeats"), items)))
@@ -344,6 +541,7 @@ class _Pass:
     # task gets its own list of the same objects), so that a list is resolved once per pass
     lists: dict[tuple, list[tuple[list, PayloadTable]]] = field(default_factory=dict)
     _ids: Any = None  # pandas Index of the table rows' payload identities (built on the first subset query)
+    columns: dict = field(default_factory=dict)  # category rows and the payloads as an array, built on first use
 
     def rows_of(self, items: Sequence[Payload]) -> np.ndarray:
         """Each payload's table row, or -1 when it is not one of the table's payloads."""
@@ -354,6 +552,62 @@ class _Pass:
             self._ids = pd.Index(ids[self.table.source])  # unique: a repeated object is a dropped duplicate
         return self._ids.get_indexer(np.fromiter(map(id, items), np.uint64, len(items)))
 
+    def may_hold(self, items: Sequence[Payload]) -> bool:
+        """False when one of a few spread payloads of ``items`` is surely not one of the pass's (found through its
+        ready-made group key and that group's few rows); True when it cannot tell or all are."""
+        keys = self.table.group_key_index
+        if keys is None or not items:
+            return True
+        for i in sorted({0, len(items) // 2, len(items) - 1}):
+            payload = items[i]
+            key = getattr(payload, "row_key", None)
+            if key is None:
+                return True
+            code = np.flatnonzero(keys == key >> KEY_SHIFT)
+            if not len(code):
+                return False
+            rows = self.table.source[self.table.group == code[0]].tolist()
+            if not any(self.items[r] is payload for r in rows):
+                return False
+        return True
+
+    def category_rows(self, items: Sequence[Payload]) -> tuple[np.ndarray, list] | None:
+        """The table rows of ``items`` (and a list of them the pass owns) when they are exactly the rows of one of
+        its first payload's category slugs, in table order (a ``<metric>_<category>`` key's list: lmms-eval keeps
+        the questions' order), else None.
+
+        Found from the ready-made rows' category slugs (:class:`RowPayload`) and confirmed by list ``==`` against
+        those rows' payloads, so a guess that does not hold costs a compare and falls back to identity lookups.
+        """
+        table = self.table
+        categories = getattr(items[0], "row_categories", None) if items else None
+        if not categories or len(table.source) != len(self.items):  # a pass with repeated answers: by identity
+            return None
+        if "categories" not in self.columns:
+            column = _slot_column(self.items, "row_categories", object)
+            self.columns["categories"] = None if column is None else _factorize_objects(column)  # a few shared tuples
+        if self.columns["categories"] is None:
+            return None
+        codes, uniques = self.columns["categories"]
+        given = items if isinstance(items, list) else list(items)
+        for category in categories:
+            if ("category", category) not in self.columns:
+                hit = np.fromiter((category in u for u in uniques), bool, len(uniques))
+                self.columns[("category", category)] = np.flatnonzero(hit[codes])
+            rows = self.columns[("category", category)]
+            if len(rows) != len(given) or not all(given[i] is self.items[rows[i]] for i in _probes(len(given))):
+                continue  # identities at spread positions first: a list equal only in content is not compared
+            copy = self.objects()[rows].tolist()
+            if copy == given:
+                return rows, copy
+        return None
+
+    def objects(self) -> np.ndarray:
+        """The pass's payloads as an object array (C-level gathers: no Python int per index)."""
+        if "objects" not in self.columns:
+            self.columns["objects"] = np.fromiter(self.items, object, len(self.items))
+        return self.columns["objects"]
+
     def known(self, items: Sequence[Payload]) -> PayloadTable | None:
         """The table of a list met before in this pass (the same objects in the same order), else None."""
         for seen, table in self.lists.get(_fingerprint(items), ()):
@@ -361,8 +615,9 @@ class _Pass:
                 return table
         return None
 
-    def remember(self, items: Sequence[Payload], table: PayloadTable) -> None:
-        self.lists.setdefault(_fingerprint(items), []).append((list(items), table))
+    def remember(self, items: list, table: PayloadTable) -> None:
+        """Remember ``items`` (a list the pass owns: no caller changes it) as resolved to ``table``."""
+        self.lists.setdefault(_fingerprint(items), []).append((items, table))
 
 
 # The pass being aggregated lives in the run state (reset with each evaluation), read and replaced only here.
@@ -397,6 +652,11 @@ def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
         return False
 
 
+def _probes(n: int) -> range:
+    """Up to 65 spread positions of a list of ``n`` (the same as :func:`_fingerprint`'s)."""
+    return range(0, n, max(1, n // 64)) if n else range(0)
+
+
 def _fingerprint(items: Sequence[Any]) -> tuple:
     n = len(items)
     if not n:
@@ -418,19 +678,24 @@ def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
 
 def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
     """The table of ``items``: the pass's own, a subset of it found by identity, or a new pass."""
+    given = items
     items = _twins(items)
     current = _get_pass()
     if current is not None:
         table = current.known(items)
         if table is not None:
             return table
-        rows = _rows_in(current, items)
-        if rows is not None:
-            table = current.table.subset(rows, list(items))
-            current.remember(items, table)
+        found = current.category_rows(items)
+        if found is None:
+            rows = _rows_in(current, items)
+            found = None if rows is None else (rows, list(items) if items is given else items)
+        if found is not None:
+            rows, copy = found
+            table = current.table.subset(rows, copy)
+            current.remember(copy, table)
             return table
     check_scored_selected(label)  # once per pass: before the first number of a task is computed
-    kept = list(items)
+    kept = list(items) if items is given else items  # the pass's own list (_twins made a new one)
     table = PayloadTable.build(kept, label)
     new = _Pass(kept, table)
     new.remember(kept, table)
@@ -464,6 +729,8 @@ def check_scored_selected(label: str = "") -> None:
 
 def _rows_in(current: _Pass, items: Sequence[Payload]) -> np.ndarray | None:
     """Rows of ``items`` in the pass's table when each is one of its payloads, once; else None."""
+    if len(items) > len(current.table.source) or not current.may_hold(items):
+        return None  # a new payload set (the next task's): no identity lookup of a million payloads
     rows = current.rows_of(items)
     if (rows < 0).any() or (len(rows) and np.bincount(rows).max() > 1):
         return None
