@@ -12,9 +12,9 @@ from typing import Any
 
 from temporal_tasks.log import logger
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
+from temporal_tasks.rows import RowPayload
 from temporal_tasks.run_state import STATE, lock
 from temporal_tasks.scoring import STABILITY, slug
-from temporal_tasks.table import RowPayload
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -157,7 +157,7 @@ class SharedPayload(RowPayload):
     the samples file carries the payload once per question instead of once per metric key (6 to 20 times);
     ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers ranks with it)
     keeps the full contents. Read it with ``p[key]``, ``p.get``, ``dict(p)`` or ``{**p}``: ``p.items()`` is
-    the JSON view. It carries its table row ready-made (:class:`temporal_tasks.table.RowPayload`), so an
+    the JSON view. It carries its table row ready-made (:class:`temporal_tasks.rows.RowPayload`), so an
     aggregation over a million of them reads each column in one attribute pass.
     """
 

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporal_tasks.bootstrap import percent
-from temporal_tasks.table import DISAGREE, READINGS, TRUNCATED, Payload, PayloadTable, payload_table
+from temporal_tasks.rows import DISAGREE, READINGS, TRUNCATED, Payload
+from temporal_tasks.scoring_pass import payload_table
+from temporal_tasks.table import PayloadTable
 
 __all__ = ["complete_groups", "question_rate"]
 

@@ -46,7 +46,9 @@ from temporal_tasks.bootstrap import (
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import parser_mode
 from temporal_tasks.reduction import row_counts, unit_counts
-from temporal_tasks.table import Payload, PayloadTable, memo, payload_table, reset_pass, slug
+from temporal_tasks.rows import Payload, slug
+from temporal_tasks.scoring_pass import memo, payload_table, reset_pass
+from temporal_tasks.table import PayloadTable
 
 __all__ = [
     "BOOTSTRAP_ITERS", "BOOTSTRAP_SEED", "STABILITY", "GroupOutcomes", "InvalidPolicy", "Metric", "MetricResult",

@@ -1,5 +1,5 @@
 """Ready-made table rows (issue 28, item 7): a payload made by ``process_results`` carries its row
-(:class:`temporal_tasks.table.RowPayload`), and every number read through those rows equals the number read from
+(:class:`temporal_tasks.rows.RowPayload`), and every number read through those rows equals the number read from
 plain dicts of the same content, which the table reads field by field."""
 
 from __future__ import annotations
@@ -13,15 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from temporal_tasks import table
+from temporal_tasks import rows as row_module
+from temporal_tasks import scoring_pass
 from temporal_tasks.diagnostics import parse_disagreement, truncated_rate
 from temporal_tasks.payloads import SharedPayload, results_for
 from temporal_tasks.perf_scoring import aggregate_all, timeblind_payloads
 from temporal_tasks.question_rates import question_rate
 from temporal_tasks.rescore import task_metrics
-from temporal_tasks.run_state import STATE
-from temporal_tasks.scoring import Metric, group_outcomes, payload_table, reset_pass, score
-from temporal_tasks.table import (
+from temporal_tasks.rows import (
     CORRECT,
     DISAGREE,
     ERRORS_SHIFT,
@@ -32,6 +31,8 @@ from temporal_tasks.table import (
     RowPayload,
     row_flags,
 )
+from temporal_tasks.run_state import STATE
+from temporal_tasks.scoring import Metric, group_outcomes, payload_table, reset_pass, score
 from tests.hypothesis_profiles import examples
 
 ROLES = ("a", "b", "c")
@@ -131,7 +132,7 @@ def test_a_change_through_any_dict_method_makes_the_row_again():
     before = p.row_key
 
     def flags(x: RowPayload) -> int:
-        return x.row_key & ((1 << table.KEY_SHIFT) - 1)
+        return x.row_key & ((1 << row_module.KEY_SHIFT) - 1)
 
     changes = [
         lambda x: x.__setitem__("correct", not x["correct"]),
@@ -144,7 +145,7 @@ def test_a_change_through_any_dict_method_makes_the_row_again():
         old = flags(p)
         change(p)
         assert flags(p) == row_flags(p) and flags(p) != old
-    assert p.row_key >> table.KEY_SHIFT == before >> table.KEY_SHIFT  # the same group
+    assert p.row_key >> row_module.KEY_SHIFT == before >> row_module.KEY_SHIFT  # the same group
     del p["pred"]  # a payload the table cannot read as a row: it has none (and the table says why)
     assert not hasattr(p, "row_key")
     with pytest.raises(KeyError):
@@ -178,7 +179,7 @@ def test_category_lists_are_found_without_identity_lookups(monkeypatch):
     expected = {}
     reset_pass()
     calls = []
-    monkeypatch.setattr(table._Pass, "rows_of", lambda self, items: calls.append(len(items)) or -1)
+    monkeypatch.setattr(scoring_pass._Pass, "rows_of", lambda self, items: calls.append(len(items)) or -1)
     aggregate_all("timeblind_iacc", per_doc)
     assert calls == []  # every category key was resolved from the rows' categories
     tables = {id(t) for entries in STATE.scoring_pass.lists.values() for _items, t in entries}
@@ -214,7 +215,7 @@ def test_a_list_equal_in_content_is_not_taken_for_a_category_of_the_pass():
     at = next(i for i in range(1, len(mine)) if i % max(1, len(mine) // 64))
     changed = list(mine)
     changed[at] = RowPayload({**mine[at], "correct": not mine[at]["correct"]})
-    assert table._fingerprint(changed) == table._fingerprint(mine)
+    assert scoring_pass._fingerprint(changed) == scoring_pass._fingerprint(mine)
     assert payload_table(changed).correct.sum() != sub.correct.sum()
     fresh = payload_table(theirs)
     assert STATE.scoring_pass is not first and STATE.scoring_pass.items[0] is theirs[0]
@@ -226,14 +227,14 @@ def test_a_new_payload_set_sharing_group_ids_is_not_looked_up_by_identity(monkey
     a, b = timeblind_payloads(800), timeblind_payloads(800)
     reset_pass()
     payload_table([d["instance_acc"] for d in a])
-    monkeypatch.setattr(table._Pass, "rows_of", lambda self, items: pytest.fail("identity lookup"))
+    monkeypatch.setattr(scoring_pass._Pass, "rows_of", lambda self, items: pytest.fail("identity lookup"))
     new = payload_table([d["instance_acc"] for d in b][:500])  # fewer: could have been a subset
     assert STATE.scoring_pass.table is new
     some = [d["instance_acc"] for d in b][:100] + [d["instance_acc"] for d in a][100:150]
     monkeypatch.undo()
     reset_pass()
     payload_table([d["instance_acc"] for d in a])
-    assert table._rows_in(STATE.scoring_pass, some) is None  # part of it is not the pass's
+    assert scoring_pass._rows_in(STATE.scoring_pass, some) is None  # part of it is not the pass's
 
 
 def test_results_for_makes_rows():
@@ -241,4 +242,4 @@ def test_results_for_makes_rows():
     shared = results_for(p, ["invalid_rate", "instance_acc"], ("instance_acc",))["instance_acc"]
     assert isinstance(shared, RowPayload)
     assert shared.row_categories == tuple(dict.fromkeys(c.lower().replace(" ", "_") for c in p["categories"]))
-    assert np.int64(shared.row_key) >> table.KEY_SHIFT == id(shared.row_group) >> 4
+    assert np.int64(shared.row_key) >> row_module.KEY_SHIFT == id(shared.row_group) >> 4

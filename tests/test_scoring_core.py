@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from temporal_tasks import table
+from temporal_tasks import scoring_pass
 from temporal_tasks.run_state import STATE
 from temporal_tasks.scoring import Metric, MetricResult, bootstrap_ci, group_counts, payload_table, reset_pass, score
 from temporal_tasks.table import _repeat_readings, majority
@@ -75,7 +75,7 @@ def test_a_list_is_reused_only_when_it_holds_the_same_payloads():
     changed = list(items)
     at = next(i for i in range(1, len(items)) if i % max(1, len(items) // 64) and items[i]["pred"] == "B")
     changed[at] = {**items[at], "pred": "A", "correct": True}
-    assert table._fingerprint(changed) == table._fingerprint(items)
+    assert scoring_pass._fingerprint(changed) == scoring_pass._fingerprint(items)
     again = score(changed, Metric("each"), label="t", key="k")
     assert payload_table(changed) is not built
     assert again.value > first.value

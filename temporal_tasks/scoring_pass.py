@@ -1,0 +1,248 @@
+"""The cache of one aggregation pass: each payload list an aggregation receives resolved to its table once.
+
+Payloads become a :class:`~temporal_tasks.table.PayloadTable` once per payload set. A task's metric keys all
+aggregate the same payload objects (its category keys a subset of them), so the table of the set being
+aggregated, and every metric computed from it, is kept until a different payload set arrives; then the old
+pass is freed. Correctness never depends on a cache hit.
+
+Each metric key hands over its own list of the same objects. A list met before is recognised by its length and
+the identities at 64 spread positions, then confirmed by list ``==`` (one C loop over pointers, about a
+millisecond a million); a category key's list is found from the ready-made rows' category slugs and confirmed
+the same way; any other list is matched to the pass's payloads by identity (a subset) or starts a new pass. So a
+million payloads are read once per column, not once per metric key.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from temporal_tasks.compat import aggregation_selection
+from temporal_tasks.errors import DataError, exit_run
+from temporal_tasks.rows import KEY_SHIFT, Payload, slot_column
+from temporal_tasks.run_state import STATE
+from temporal_tasks.table import PayloadTable, factorize_objects
+
+__all__ = ["check_scored_selected", "memo", "payload_table", "reset_pass"]
+
+
+@dataclass
+class _Pass:
+    items: list  # a copy of the pass's payloads, kept alive so that the identities in ``_ids`` stay valid
+    table: PayloadTable
+    memo: dict[tuple, Any] = field(default_factory=dict)  # (key, id of a table of this pass) -> result
+    # fingerprint of a payload list -> [(a copy of that list, its table)]: lists met before (each metric key of a
+    # task gets its own list of the same objects), so that a list is resolved once per pass
+    lists: dict[tuple, list[tuple[list, PayloadTable]]] = field(default_factory=dict)
+    _ids: Any = None  # pandas Index of the table rows' payload identities (built on the first subset query)
+    columns: dict = field(default_factory=dict)  # category rows and the payloads as an array, built on first use
+
+    def rows_of(self, items: Sequence[Payload]) -> np.ndarray:
+        """Each payload's table row, or -1 when it is not one of the table's payloads."""
+        if self._ids is None:
+            import pandas as pd
+
+            ids = np.fromiter(map(id, self.items), np.uint64, len(self.items))
+            self._ids = pd.Index(ids[self.table.source])  # unique: a repeated object is a dropped duplicate
+        return self._ids.get_indexer(np.fromiter(map(id, items), np.uint64, len(items)))
+
+    def may_hold(self, items: Sequence[Payload]) -> bool:
+        """False when one of a few spread payloads of ``items`` is surely not one of the pass's (found through its
+        ready-made group key and that group's few rows); True when it cannot tell or all are."""
+        keys = self.table.group_key_index
+        if keys is None or not items:
+            return True
+        for i in sorted({0, len(items) // 2, len(items) - 1}):
+            payload = items[i]
+            key = getattr(payload, "row_key", None)
+            if key is None:
+                return True
+            code = np.flatnonzero(keys == key >> KEY_SHIFT)
+            if not len(code):
+                return False
+            rows = self.table.source[self.table.group == code[0]].tolist()
+            if not any(self.items[r] is payload for r in rows):
+                return False
+        return True
+
+    def category_rows(self, items: Sequence[Payload]) -> tuple[np.ndarray, list] | None:
+        """The table rows of ``items`` (and a list of them the pass owns) when they are exactly the rows of one of
+        its first payload's category slugs, in table order (a ``<metric>_<category>`` key's list: lmms-eval keeps
+        the questions' order), else None.
+
+        Found from the ready-made rows' category slugs (:class:`RowPayload`) and confirmed by list ``==`` against
+        those rows' payloads, so a guess that does not hold costs a compare and falls back to identity lookups.
+        """
+        table = self.table
+        categories = getattr(items[0], "row_categories", None) if items else None
+        if not categories or len(table.source) != len(self.items):  # a pass with repeated answers: by identity
+            return None
+        if "categories" not in self.columns:
+            column = slot_column(self.items, "row_categories", object)
+            self.columns["categories"] = None if column is None else factorize_objects(column)  # a few shared tuples
+        if self.columns["categories"] is None:
+            return None
+        codes, uniques = self.columns["categories"]
+        given = items if isinstance(items, list) else list(items)
+        for category in categories:
+            if ("category", category) not in self.columns:
+                hit = np.fromiter((category in u for u in uniques), bool, len(uniques))
+                self.columns[("category", category)] = np.flatnonzero(hit[codes])
+            rows = self.columns[("category", category)]
+            if len(rows) != len(given) or not all(given[i] is self.items[rows[i]] for i in _probes(len(given))):
+                continue  # identities at spread positions first: a list equal only in content is not compared
+            copy = self.objects()[rows].tolist()
+            if copy == given:
+                return rows, copy
+        return None
+
+    def objects(self) -> np.ndarray:
+        """The pass's payloads as an object array (C-level gathers: no Python int per index)."""
+        if "objects" not in self.columns:
+            self.columns["objects"] = np.fromiter(self.items, object, len(self.items))
+        return self.columns["objects"]
+
+    def known(self, items: Sequence[Payload]) -> PayloadTable | None:
+        """The table of a list met before in this pass (the same objects in the same order), else None."""
+        for seen, table in self.lists.get(_fingerprint(items), ()):
+            if _same(seen, items):
+                return table
+        return None
+
+    def remember(self, items: list, table: PayloadTable) -> None:
+        """Remember ``items`` (a list the pass owns: no caller changes it) as resolved to ``table``."""
+        self.lists.setdefault(_fingerprint(items), []).append((items, table))
+
+
+# The pass being aggregated lives in the run state (reset with each evaluation), read and replaced only here.
+
+
+def _get_pass() -> _Pass | None:
+    return STATE.scoring_pass
+
+
+def _set_pass(new: _Pass) -> None:
+    STATE.scoring_pass = new  # one reference swap: readers see the old pass or the new one
+
+
+def reset_pass() -> None:
+    """Forget the current pass (tests; a long-lived process between runs)."""
+    STATE.scoring_pass = None
+
+
+def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """Whether ``a`` and ``b`` hold the same payloads in the same order (``a`` a list the pass made)."""
+    if a is b:
+        return True
+    if len(a) != len(b) or not isinstance(b, list):
+        return len(a) == len(b) and all(map(operator.is_, a, b))
+    # Callers check the fingerprint (identities at 64 spread positions) first, so a fresh list of fresh payloads
+    # equal in content (the next task's, a rescore's) never gets here. Then list ``==`` is one C loop that
+    # compares pointers and only calls ``__eq__`` on two different objects: that is identity at memory speed
+    # (~1 ms a million), and two different payloads it finds equal in content give the same table anyway.
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a payload value whose == cannot be a bool: not the same list
+        return False
+
+
+def _probes(n: int) -> range:
+    """Up to 65 spread positions of a list of ``n`` (the same as :func:`_fingerprint`'s)."""
+    return range(0, n, max(1, n // 64)) if n else range(0)
+
+
+def _fingerprint(items: Sequence[Any]) -> tuple:
+    n = len(items)
+    if not n:
+        return (0,)
+    step = max(1, n // 64)
+    return (n, *(id(items[i]) for i in range(0, n, step)), id(items[-1]))
+
+
+def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
+    # A payload with a ``twin`` (payloads.PrimaryPayload: the lean samples file's full copy under the primary
+    # key) stands for that shared object, so that one table serves every metric key of a task.
+    if not items or getattr(items[0], "twin", None) is None:
+        return items
+    try:
+        return list(map(operator.attrgetter("twin"), items))
+    except AttributeError:
+        return items
+
+
+def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
+    """The table of ``items``: the pass's own, a subset of it found by identity, or a new pass."""
+    given = items
+    items = _twins(items)
+    current = _get_pass()
+    if current is not None:
+        table = current.known(items)
+        if table is not None:
+            return table
+        found = current.category_rows(items)
+        if found is None:
+            rows = _rows_in(current, items)
+            found = None if rows is None else (rows, list(items) if items is given else items)
+        if found is not None:
+            rows, copy = found
+            table = current.table.subset(rows, copy)
+            current.remember(copy, table)
+            return table
+    check_scored_selected(label)  # once per pass: before the first number of a task is computed
+    kept = list(items) if items is given else items  # the pass's own list (_twins made a new one)
+    table = PayloadTable.build(kept, label)
+    new = _Pass(kept, table)
+    new.remember(kept, table)
+    _set_pass(new)
+    return table
+
+
+def check_scored_selected(label: str = "") -> None:
+    """Inside an lmms-eval aggregation: stop unless the answers cover every question the run selected.
+
+    lmms-eval's ``--cache_requests true`` keys its request cache by task name, shot count, rank and world
+    size only, so a cache written for a smaller data folder replays a stale subset of requests: the
+    scores would be over that subset while ``n-samples`` names the whole set. Outside an aggregation
+    (``rescore``, tests) this does nothing (see :func:`temporal_tasks.compat.aggregation_selection`).
+    """
+    found = aggregation_selection()
+    if found is None:
+        return
+    task, selected, answered = found
+    if answered and answered < selected:
+        exit_run(
+            DataError(
+                f"{task or label}: the run selected {selected} questions (the data after --limit/--offset, all "
+                f"ranks) but only {answered} were answered. The likely cause is a stale lmms-eval request cache: "
+                "--cache_requests true reuses the requests built by an earlier run of this task (the cache is keyed "
+                "by task name, shots, rank and world size only, not by the data). Rerun with --cache_requests "
+                "refresh (or without --cache_requests). No score is reported over a silent subset."
+            )
+        )
+
+
+def _rows_in(current: _Pass, items: Sequence[Payload]) -> np.ndarray | None:
+    """Rows of ``items`` in the pass's table when each is one of its payloads, once; else None."""
+    if len(items) > len(current.table.source) or not current.may_hold(items):
+        return None  # a new payload set (the next task's): no identity lookup of a million payloads
+    rows = current.rows_of(items)
+    if (rows < 0).any() or (len(rows) and np.bincount(rows).max() > 1):
+        return None
+    return rows
+
+
+def memo(key: tuple, items: Sequence[Any], compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per (key, payload list) within the current pass."""
+    if not items:
+        return compute()
+    table = payload_table(items)  # makes sure the pass is this payload set's
+    current = _get_pass()
+    assert current is not None
+    fp = (key, id(table))  # the pass keeps its tables alive: an id is never reused within it
+    if fp not in current.memo:
+        current.memo[fp] = compute()
+    return current.memo[fp]
