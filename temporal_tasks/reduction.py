@@ -42,9 +42,9 @@ def unit_counts(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(right, units)`` per complete group for role-tuple ``units``: a unit is right when all its members are
     correct, or with ``score_field`` when its first role's score is above its second's."""
-    present, correct, bad, complete, seen = table.matrices()
-    rows = table.group_rows(seen)
-    present, correct, bad = present[complete], correct[complete], bad[complete]
+    present, correct, bad, complete, seen = table.complete_matrices()
+    if mine is not None or score_field is not None:
+        rows = table.group_rows(seen)
     if mine is not None:  # only this key's questions are units; the rest only complete the group
         present = present & table.role_matrix(rows, mine)[complete]
     if score_field is not None:

@@ -64,7 +64,7 @@ def category_key(categories: tuple) -> tuple[str, ...]:
 
 
 class RowPayload(dict):
-    """A payload that carries its table row ready-made (group, role, :func:`row_flags`, category slugs).
+    """A payload that carries its table row ready-made (group, role, group size, :func:`row_flags`, category slugs).
 
     Computed once, when ``process_results`` makes the payload (a few microseconds beside a model's answer), so an
     aggregation reads each of a million payloads in one attribute pass per column instead of several dict
@@ -74,7 +74,7 @@ class RowPayload(dict):
     identity (the table still checks values).
     """
 
-    __slots__ = ("row_group", "row_key", "row_role", "row_size", "row_categories")
+    __slots__ = ("row_group", "row_key", "row_role", "row_kind", "row_categories", "row_category_key")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -84,22 +84,23 @@ class RowPayload(dict):
         try:
             group, role, size, flags = self["group_id"], self["role"], int(self["group_size"]), row_flags(self)
             categories = category_key(tuple(self.get("categories") or ()))
-            if type(group) is not str or type(role) is not str or flags >> KEY_SHIFT:
-                raise TypeError("only string ids are interned; over 1,023 parser errors do not fit the key")
+            if type(group) is not str or type(role) is not str or flags >> KEY_SHIFT or not 0 <= size < 1 << KEY_SHIFT:
+                raise TypeError("only string ids are interned; flags and group sizes must fit below the key")
         except Exception:  # noqa: BLE001 - no row: the table reads it as a plain dict (and raises there)
             for name in RowPayload.__slots__:
                 with contextlib.suppress(AttributeError):
                     delattr(self, name)
             return
-        # Interned: equal group ids are one object in this process (a payload unpickled from another rank is
-        # made here again), so the identity is the value and a million groups factorize as integers. The key
-        # packs that identity (over 16: distinct live objects are further apart than that) above the flags, so
-        # one attribute pass reads both.
+        # Interned: equal group ids (roles) are one object in this process (a payload unpickled from another rank
+        # is made here again), so the identity is the value and a million of them factorize as integers. Each key
+        # packs such an identity (over 16: distinct live objects are further apart than that) above a small
+        # field, so one attribute pass reads both; the payload holds the objects, so the identities stay valid.
         self.row_group = sys.intern(group)
-        self.row_key = (id(self.row_group) >> 4) << KEY_SHIFT | flags  # valid while the payload holds row_group
+        self.row_key = (id(self.row_group) >> 4) << KEY_SHIFT | flags
         self.row_role = sys.intern(role)
-        self.row_size = size
-        self.row_categories = categories
+        self.row_kind = (id(self.row_role) >> 4) << KEY_SHIFT | size
+        self.row_categories = categories  # shared: equal category lists are (almost always) one tuple
+        self.row_category_key = id(categories) >> 4
 
     def __setitem__(self, key: Any, value: Any) -> None:
         super().__setitem__(key, value)

@@ -25,7 +25,7 @@ from temporal_tasks.compat import aggregation_selection
 from temporal_tasks.errors import DataError, exit_run
 from temporal_tasks.rows import KEY_SHIFT, Payload, slot_column
 from temporal_tasks.run_state import STATE
-from temporal_tasks.table import PayloadTable, factorize_objects
+from temporal_tasks.table import PayloadTable, first_positions
 
 __all__ = ["check_scored_selected", "memo", "payload_table", "reset_pass"]
 
@@ -82,16 +82,16 @@ class _Pass:
         if not categories or len(table.source) != len(self.items):  # a pass with repeated answers: by identity
             return None
         if "categories" not in self.columns:
-            column = slot_column(self.items, "row_categories", object)
-            self.columns["categories"] = None if column is None else factorize_objects(column)  # a few shared tuples
+            keys = slot_column(self.items, "row_category_key", np.int64)
+            self.columns["categories"] = None if keys is None else self._category_runs(keys)
         if self.columns["categories"] is None:
             return None
-        codes, uniques = self.columns["categories"]
+        run_codes, lengths, uniques = self.columns["categories"]
         given = items if isinstance(items, list) else list(items)
         for category in categories:
             if ("category", category) not in self.columns:
                 hit = np.fromiter((category in u for u in uniques), bool, len(uniques))
-                self.columns[("category", category)] = np.flatnonzero(hit[codes])
+                self.columns[("category", category)] = np.flatnonzero(np.repeat(hit[run_codes], lengths))
             rows = self.columns[("category", category)]
             if len(rows) != len(given) or not all(given[i] is self.items[rows[i]] for i in _probes(len(given))):
                 continue  # identities at spread positions first: a list equal only in content is not compared
@@ -99,6 +99,16 @@ class _Pass:
             if copy == given:
                 return rows, copy
         return None
+
+    def _category_runs(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+        """Runs of payloads with one category tuple (by identity: a few shared tuples): each run's code, its length,
+        and each code's tuple. A group's questions usually follow one another and share their categories."""
+        import pandas as pd
+
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        run_codes, _distinct = pd.factorize(keys[starts], sort=False)
+        first = starts[first_positions(run_codes)]
+        return run_codes, np.diff(np.append(starts, len(keys))), [self.items[i].row_categories for i in first.tolist()]
 
     def objects(self) -> np.ndarray:
         """The pass's payloads as an object array (C-level gathers: no Python int per index)."""

@@ -43,10 +43,10 @@ def _factorize(values: list) -> tuple[np.ndarray, list]:
         # then the few distinct objects by value. Same codes and uniques as by value: the first object of each
         # value is the first identity of it in first-seen order.
         id_codes, _ids = pd.factorize(np.fromiter(map(id, values), np.intp, n), sort=False)
-        first = _first_positions(id_codes)
-        codes, uniques = factorize_objects([values[i] for i in first.tolist()])
+        first = first_positions(id_codes)
+        codes, uniques = _factorize_objects([values[i] for i in first.tolist()])
         return codes[id_codes], uniques
-    return factorize_objects(values)
+    return _factorize_objects(values)
 
 
 def _factorize_keyed(
@@ -62,13 +62,26 @@ def _factorize_keyed(
     run_codes, distinct = pd.factorize(keys[starts], sort=False)
     narrow = run_codes.astype(np.int32 if len(distinct) < 2**31 else np.int64)
     codes = np.repeat(narrow, np.diff(np.append(starts, len(keys))))
-    first = starts[_first_positions(run_codes)]
+    first = starts[first_positions(run_codes)]
 
     @functools.cache
     def names() -> np.ndarray:
         return _objects(list(map(operator.attrgetter("row_group"), _gather(items, first))))
 
     return codes, names, first, distinct
+
+
+def _factorize_roles(items: Sequence[Any], keys: np.ndarray) -> tuple[np.ndarray, list]:
+    """First-seen role codes of ready-made rows from their role ``keys`` (interned: identity is equality), and the
+    role of each code."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(keys, sort=False)
+    if len(distinct) <= 64:  # a benchmark's few role names: where each first occurs, one short scan each
+        first = [int(np.argmax(codes == c)) for c in range(len(distinct))]
+    else:
+        first = first_positions(codes).tolist()
+    return codes, [items[i].row_role for i in first]
 
 
 def _first_of_each(key: np.ndarray) -> np.ndarray:
@@ -92,7 +105,7 @@ def _gather(items: Sequence[Any], at: np.ndarray) -> list:
     return [items[i] for i in index]
 
 
-def factorize_objects(values: list | np.ndarray) -> tuple[np.ndarray, list]:
+def _factorize_objects(values: list | np.ndarray) -> tuple[np.ndarray, list]:
     import pandas as pd
 
     if isinstance(values, np.ndarray):
@@ -104,7 +117,7 @@ def factorize_objects(values: list | np.ndarray) -> tuple[np.ndarray, list]:
     return np.asarray(codes, dtype=np.int64), list(uniques)
 
 
-def _first_positions(codes: np.ndarray) -> np.ndarray:
+def first_positions(codes: np.ndarray) -> np.ndarray:
     """Where each code first occurs, in code order, for pandas' first-seen codes (-1, a missing value, skipped)."""
     # A first-seen code first appears exactly where it exceeds every code before it.
     before = np.maximum.accumulate(np.concatenate(([-1], codes[:-1]))) if len(codes) else codes
@@ -195,10 +208,14 @@ class PayloadTable:
         n = len(items)
         row_keys = slot_column(items, "row_key", np.int64)
         if row_keys is not None:  # ready-made rows (RowPayload): one attribute pass per column
-            flags = (row_keys & ((1 << KEY_SHIFT) - 1)).astype(np.uint16)  # small arrays: less memory to stream
-            group_codes, group_names, first, key_index = _factorize_keyed(items, row_keys >> KEY_SHIFT)
-            role_codes, role_names = factorize_objects(slot_column(items, "row_role", object))
-            group_size = slot_column(_gather(items, first), "row_size", np.int64)
+            # In place and in small dtypes: at a million rows these arrays no longer fit a cache.
+            flags = (row_keys & ((1 << KEY_SHIFT) - 1)).astype(np.uint16)
+            row_keys >>= KEY_SHIFT  # now the group keys
+            group_codes, group_names, first, key_index = _factorize_keyed(items, row_keys)
+            kinds = slot_column(items, "row_kind", np.int64)
+            group_size = kinds[first] & ((1 << KEY_SHIFT) - 1)
+            kinds >>= KEY_SHIFT  # now the role keys
+            role_codes, role_names = _factorize_roles(items, kinds)
         else:
             flags, key_index = np.fromiter(map(row_flags, items), np.int64, n), None
             group_codes, names = _factorize(_column(items, "group_id"))
@@ -208,7 +225,8 @@ class PayloadTable:
         correct, invalid = (flags & CORRECT) != 0, (flags & INVALID) != 0
         errors = int((flags >> ERRORS_SHIFT).sum())  # over every payload given, repeated answers included
         roles = max(1, len(role_names))
-        key = group_codes.astype(np.int32 if len(group_size) * roles < 2**31 else np.int64) * roles + role_codes
+        wide = np.int32 if len(group_size) * roles < 2**31 else np.int64
+        key = group_codes.astype(wide, copy=False) * wide(roles) + role_codes.astype(wide, copy=False)
         keep = _first_of_each(key)
         if len(keep) < n:
             _check_duplicates(items, key, keep, label)
@@ -287,17 +305,20 @@ class PayloadTable:
         return self._shared["groups"]
 
     def matrices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(present, correct, invalid, complete, group codes)``: role matrices of the groups seen (memoised).
+        """``(present, correct, invalid, complete, group codes)``: role matrices of the groups seen.
 
         Only role-tuple units need these (a few roles per group); per-question and whole-group units are
         counted per row (:meth:`count_per_group`).
         """
+        seen, rows, complete = self.groups()
+        present = self.role_matrix(rows, np.ones(len(self.group), bool))
+        return present, self.role_matrix(rows, self.correct), self.role_matrix(rows, self.invalid), complete, seen
+
+    def complete_matrices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`matrices` with ``present``, ``correct`` and ``invalid`` kept to the complete groups (memoised)."""
         if self._matrices is None:
-            seen, rows, complete = self.groups()
-            present = self.role_matrix(rows, np.ones(len(self.group), bool))
-            correct = self.role_matrix(rows, self.correct)
-            invalid = self.role_matrix(rows, self.invalid)
-            self._matrices = (present, correct, invalid, complete, seen)
+            present, correct, invalid, complete, seen = self.matrices()
+            self._matrices = (present[complete], correct[complete], invalid[complete], complete, seen)
         return self._matrices
 
     def count_per_group(self, mask: np.ndarray) -> np.ndarray:
@@ -309,10 +330,13 @@ class PayloadTable:
         return np.bincount(index[in_complete & mask], minlength=n_complete)
 
     def group_rows(self, seen: np.ndarray) -> np.ndarray:
-        """Per table row, its group's row in the role matrices."""
-        where = np.full(len(self.group_size), -1, dtype=np.int64)
-        where[seen] = np.arange(len(seen))
-        return where[self.group]
+        """Per table row, its group's row in the role matrices (memoised for the groups seen)."""
+        cache_key = ("group_rows", id(seen))
+        if cache_key not in self._shared or self._shared[cache_key][0] is not seen:
+            where = np.full(len(self.group_size), -1, dtype=np.int64)
+            where[seen] = np.arange(len(seen))
+            self._shared[cache_key] = (seen, where[self.group])
+        return self._shared[cache_key][1]
 
     def role_matrix(self, rows: np.ndarray, values: np.ndarray, fill: Any = False) -> np.ndarray:
         """A (group, role) matrix of per-row ``values``."""
@@ -324,7 +348,7 @@ class PayloadTable:
 
 def _group_sizes(items: Sequence[Payload], group_codes: np.ndarray, groups: int) -> np.ndarray:
     """Expected members per group code: the group's first payload's ``group_size``."""
-    first = _first_positions(group_codes)
+    first = first_positions(group_codes)
     missing = np.flatnonzero(group_codes < 0)[:1]  # a payload without a group: code -1, as pandas codes it
     if len(missing):
         first = np.sort(np.concatenate((first, missing)))
