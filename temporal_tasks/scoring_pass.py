@@ -25,7 +25,7 @@ from temporal_tasks.compat import aggregation_selection
 from temporal_tasks.errors import DataError, exit_run
 from temporal_tasks.rows import KEY_SHIFT, Payload, slot_column
 from temporal_tasks.run_state import STATE
-from temporal_tasks.table import PayloadTable, first_positions
+from temporal_tasks.table import PayloadTable, factorize_runs
 
 __all__ = ["check_scored_selected", "memo", "payload_table", "reset_pass"]
 
@@ -103,12 +103,8 @@ class _Pass:
     def _category_runs(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
         """Runs of payloads with one category tuple (by identity: a few shared tuples): each run's code, its length,
         and each code's tuple. A group's questions usually follow one another and share their categories."""
-        import pandas as pd
-
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-        run_codes, _distinct = pd.factorize(keys[starts], sort=False)
-        first = starts[first_positions(run_codes)]
-        return run_codes, np.diff(np.append(starts, len(keys))), [self.items[i].row_categories for i in first.tolist()]
+        run_codes, lengths, first, _keys = factorize_runs(keys)
+        return run_codes, lengths, [self.items[i].row_categories for i in first.tolist()]
 
     def objects(self) -> np.ndarray:
         """The pass's payloads as an object array (C-level gathers: no Python int per index)."""

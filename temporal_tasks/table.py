@@ -55,20 +55,25 @@ def _factorize_keyed(
     """First-seen group codes of ready-made rows (:class:`RowPayload`) from their group ``keys``, the group ids
     (made on first use), where each code first occurs, and the key of each code. The rows hold interned strings,
     so identity is equality and the keys (integers the payloads hold) factorize in C without touching the strings."""
-    import pandas as pd
-
-    # A group's questions usually come one after another: hash only the first key of each run of equal keys.
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else np.zeros(0, np.intp)
-    run_codes, distinct = pd.factorize(keys[starts], sort=False)
-    narrow = run_codes.astype(np.int32 if len(distinct) < 2**31 else np.int64)
-    codes = np.repeat(narrow, np.diff(np.append(starts, len(keys))))
-    first = starts[first_positions(run_codes)]
+    run_codes, lengths, first, distinct = factorize_runs(keys)
+    codes = np.repeat(run_codes.astype(np.int32 if len(distinct) < 2**31 else np.int64), lengths)
 
     @functools.cache
     def names() -> np.ndarray:
         return _objects(list(map(operator.attrgetter("row_group"), _gather(items, first))))
 
     return codes, names, first, distinct
+
+
+def factorize_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Integer ``keys`` factorized run by run: ``(run codes, run lengths, where each code first occurs, each code's
+    key)``, codes in first-seen order. A group's questions usually come one after another (and share their
+    categories), so only the first key of each run of equal keys is hashed."""
+    import pandas as pd
+
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else np.zeros(0, np.intp)
+    run_codes, distinct = pd.factorize(keys[starts], sort=False)
+    return run_codes, np.diff(np.append(starts, len(keys))), starts[first_positions(run_codes)], distinct
 
 
 def _factorize_roles(items: Sequence[Any], keys: np.ndarray) -> tuple[np.ndarray, list]:
