@@ -330,15 +330,18 @@ class PayloadTable:
         """Per complete group (in :meth:`groups` order), how many of its rows ``mask`` holds for."""
         seen, rows, complete = self.groups()
         if "complete_rows" not in self._shared:
-            self._shared["complete_rows"] = (complete[rows], (np.cumsum(complete) - 1)[rows], int(complete.sum()))
-        in_complete, index, n_complete = self._shared["complete_rows"]
-        return np.bincount(index[in_complete & mask], minlength=n_complete)
+            # Each row's complete group, or a last bin that collects the rows of incomplete groups (dropped below).
+            n_complete = int(complete.sum())
+            bins = np.where(complete, np.cumsum(complete) - 1, n_complete).astype(np.int32)
+            self._shared["complete_rows"] = (bins[rows], n_complete)
+        index, n_complete = self._shared["complete_rows"]
+        return np.bincount(index[mask], minlength=n_complete + 1)[:n_complete]
 
     def group_rows(self, seen: np.ndarray) -> np.ndarray:
         """Per table row, its group's row in the role matrices (memoised for the groups seen)."""
         cache_key = ("group_rows", id(seen))
         if cache_key not in self._shared or self._shared[cache_key][0] is not seen:
-            where = np.full(len(self.group_size), -1, dtype=np.int64)
+            where = np.full(len(self.group_size), -1, dtype=np.int32 if len(seen) < 2**31 else np.int64)
             where[seen] = np.arange(len(seen))
             self._shared[cache_key] = (seen, where[self.group])
         return self._shared[cache_key][1]
