@@ -70,8 +70,8 @@ class RowPayload(dict):
     aggregation reads each of a million payloads in one attribute pass per column instead of several dict
     lookups and a Python call. Any change through the dict's methods recomputes it; a payload that lacks a field
     the row needs has no row, and the table reads it as a plain dict (the same numbers: :func:`row_flags` is
-    the one definition). Group ids and roles are interned strings, so equal ids are one object and factorize by
-    identity (the table still checks values).
+    the one definition). Group ids and roles are interned strings, so equal ids are one object in this process and
+    the table factorizes them by identity.
     """
 
     __slots__ = ("row_group", "row_key", "row_role", "row_kind", "row_categories", "row_category_key")

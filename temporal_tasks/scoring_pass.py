@@ -157,7 +157,7 @@ def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
 
 
 def _probes(n: int) -> range:
-    """Up to 65 spread positions of a list of ``n`` (the same as :func:`_fingerprint`'s)."""
+    """Up to 65 spread positions of a list of ``n`` (where :func:`_fingerprint` takes identities)."""
     return range(0, n, max(1, n // 64)) if n else range(0)
 
 
@@ -165,8 +165,7 @@ def _fingerprint(items: Sequence[Any]) -> tuple:
     n = len(items)
     if not n:
         return (0,)
-    step = max(1, n // 64)
-    return (n, *(id(items[i]) for i in range(0, n, step)), id(items[-1]))
+    return (n, *(id(items[i]) for i in _probes(n)), id(items[-1]))
 
 
 def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
