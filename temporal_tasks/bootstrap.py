@@ -125,12 +125,20 @@ def bootstrap_ci_repeats(
     ``counts``: (groups, k, 2) ``[right, units]`` per group and repeat. The statistic of a resample is the
     mean over repeats of each repeat's percentage; with ``strata``, groups are resampled within strata and
     each repeat's value is the mean of its strata's percentages. As in :func:`bootstrap_ci`, a resample only
-    depends on how many draws land on each distinct joint outcome, which is multinomial.
+    depends on how many draws land on each distinct joint outcome, which is multinomial; when every group has the
+    same units in each repeat (the usual case), only on its summed outcome (see below).
     """
     counts = np.asarray(counts, dtype=np.int64)
     if len(counts) == 0:
         return math.nan, math.nan
     k = counts.shape[1]
+    if (counts[:, :, 1] == counts[:, :1, 1]).all():
+        # Each group scores the same units in every repeat (the repeats answer the same questions), so a
+        # resample's mean over repeats of sum(right_r) / sum(units) is sum(right over repeats) / (k x sum(units)):
+        # it depends on each group's (right summed over its repeats, units) alone, a few outcomes where the joint
+        # ones are ~k-fold more. Drawing over those is the same distribution at the plain bootstrap's cost.
+        collapsed = np.stack([counts[:, :, 0].sum(axis=1), k * counts[:, 0, 1]], axis=1)
+        return bootstrap_ci(collapsed, strata, iters=iters, seed=seed, level=level)
     rng = np.random.default_rng(seed)
     labels = np.asarray(strata) if strata is not None else np.zeros(len(counts), dtype=np.int64)
     per_stratum = []

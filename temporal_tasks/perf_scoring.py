@@ -106,20 +106,24 @@ def repeat_payloads(docs: list[dict], k: int, seed: int = 2) -> list[dict]:
     return out
 
 
-def bench_repeats(k: int = REPEATS, questions: int = SHORT_QUESTIONS) -> dict:
+def bench_repeats(k: int = REPEATS, questions: int = SHORT_QUESTIONS, rounds: int = 5) -> dict:
     """Every metric of a TemporalBench short run (full size by default) with ``k`` answers per question / with one.
 
-    Both payload sets are built before timing (parsing is not timed); each aggregation starts a fresh pass.
+    Both payload sets are built before timing (parsing is not timed); each aggregation starts a fresh pass. The
+    two are timed in turn ``rounds`` times and each time is the median (one aggregation takes tens of
+    milliseconds, where a single timing varies by 10-20%).
     """
     docs = short_docs(max(1, round(questions * SHORT_VIDEOS / SHORT_QUESTIONS)), questions)
     one, many = repeat_payloads(docs, 1), repeat_payloads(docs, k)
     for warm in (one[:40], many[:40]):  # first calls: lazy imports, the parser-mode notice; not timed
         reset_pass()
         aggregate_all("temporalbench_short_mba", warm)
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(rounds):
+        for payloads, out in zip((one, many), times, strict=True):
+            reset_pass()
+            out.append(aggregate_all("temporalbench_short_mba", payloads))
     reset_pass()
-    single = aggregate_all("temporalbench_short_mba", one)
-    reset_pass()
-    repeated = aggregate_all("temporalbench_short_mba", many)
-    reset_pass()
+    single, repeated = (float(np.median(t)) for t in times)
     return {"aggregate_repeats_questions": len(docs), "aggregate_repeats_1_seconds": single,
             f"aggregate_repeats_{k}_seconds": repeated, f"aggregate_repeats_{k}_vs_1": repeated / single}  # fmt: skip

@@ -49,7 +49,7 @@ def _question_hits(table: PayloadTable, flag: str, repeat: int | None = None) ->
     if flag == "invalid":
         return int((counted & table.invalid).sum()), int(counted.sum())
     bit = _FLAG_BITS.get(flag)
-    if bit is not None and repeat is None and table.flags is not None:  # the payloads' row_flags, read once
+    if bit is not None and table.flags is not None:  # row_flags (a repeat's view: reading_flags), read once
         if flag == "disagree":  # only payloads holding both readings are counted
             counted = counted & ((table.flags & READINGS) != 0)
         return int((counted & ((table.flags & bit) != 0)).sum()), int(counted.sum())

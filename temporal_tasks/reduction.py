@@ -20,6 +20,8 @@ def row_counts(table: PayloadTable, units: str, policy: str, mine: np.ndarray | 
     this key's questions (None: every row); ``policy`` ``"drop"`` takes unreadable answers out."""
     unit = np.ones(len(table.group), dtype=bool) if mine is None else mine
     members = table.count_per_group(unit)
+    if table.correct.ndim == 2:  # every reading at once (PayloadTable.for_readings): counts per group and reading
+        unit, members = unit[:, None], members[:, None]
     bad = table.count_per_group(unit & table.invalid)
     if units == "each":
         right = table.count_per_group(unit & table.correct)
@@ -51,16 +53,20 @@ def unit_counts(
         scores = table.values(score_field)
         scores = np.array([np.nan if v is None else float(v) for v in scores], dtype=float)
         score = table.role_matrix(rows, scores, fill=np.nan)[complete]
+    if correct.ndim == 3:  # every reading at once (PayloadTable.for_readings): a last axis, one entry per reading
+        present = present[:, :, None]
+        if score_field is not None:
+            score = score[:, :, None]
     code = {name: i for i, name in enumerate(table.role_names.tolist())}
-    right = np.zeros(len(present), dtype=np.int64)
-    total = np.zeros(len(present), dtype=np.int64)
+    right = np.zeros(correct.shape[:1] + correct.shape[2:], dtype=np.int64)
+    total = np.zeros(correct.shape[:1] + correct.shape[2:], dtype=np.int64)
     for unit in units:
         cols = [code.get(r) for r in unit]
         if any(c is None for c in cols):
             continue  # a role no evaluated question has: no group can hold this unit
         applies = present[:, cols].all(axis=1)
         if policy == "drop":
-            applies &= ~bad[:, cols].any(axis=1)
+            applies = applies & ~bad[:, cols].any(axis=1)
         if score_field is not None:
             a, b = score[:, cols[0]], score[:, cols[1]]
             with np.errstate(invalid="ignore"):

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import operator
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -56,6 +57,37 @@ def row_flags(payload: Payload) -> int:
     return flags | max(0, int(payload.get("parser_errors") or 0)) << ERRORS_SHIFT
 
 
+def reading_flags(reading: Payload) -> int:
+    """The flags of one reading of ``repeats`` (``--repeats k``): as :func:`row_flags`, but a reading may lack any
+    field (a missing ``correct`` is wrong, a missing ``pred`` unreadable, a missing ``truncated`` false)."""
+    pred = reading.get("pred")
+    flags = CORRECT * bool(reading.get("correct")) | INVALID * (pred is None)
+    flags |= TRUNCATED * bool(reading.get("truncated", False))
+    if "pred_robust" in reading and "pred_official" in reading:
+        flags |= READINGS | DISAGREE * bool(reading["pred_robust"] != reading["pred_official"])
+    return flags
+
+
+def majority(readings: Sequence[Any]) -> Any:
+    """The reading most of ``readings`` agree on; ``None`` (unreadable) on a tie for the most votes."""
+    top = Counter(readings).most_common(2)
+    if not top or (len(top) > 1 and top[0][1] == top[1][1]):
+        return None
+    return top[0][0]
+
+
+def repeat_row(payload: Payload) -> bytes | None:
+    """A ``--repeats k`` payload's readings as k + 1 bytes: each reading's :func:`reading_flags`, then its majority
+    reading's (``CORRECT`` when it equals ``gold``, ``INVALID`` when unreadable or tied). None without
+    (non-empty) ``repeats``. The one definition the table reads, ready-made in :class:`RowPayload`."""
+    readings = payload.get("repeats")
+    if not readings:
+        return None
+    winner = majority([reading.get("pred") for reading in readings])
+    consensus = INVALID if winner is None else CORRECT * bool(winner == payload.get("gold"))
+    return bytes([*map(reading_flags, readings), consensus])
+
+
 @functools.lru_cache(maxsize=4096)
 def category_key(categories: tuple) -> tuple[str, ...]:
     # One shared tuple per distinct category list (a few per benchmark), so that a million payloads hold a few
@@ -64,7 +96,8 @@ def category_key(categories: tuple) -> tuple[str, ...]:
 
 
 class RowPayload(dict):
-    """A payload that carries its table row ready-made (group, role, group size, :func:`row_flags`, category slugs).
+    """A payload that carries its table row ready-made (group, role, group size, :func:`row_flags`, category slugs,
+    :func:`repeat_row`).
 
     Computed once, when ``process_results`` makes the payload (a few microseconds beside a model's answer), so an
     aggregation reads each of a million payloads in one attribute pass per column instead of several dict
@@ -74,7 +107,7 @@ class RowPayload(dict):
     the table factorizes them by identity.
     """
 
-    __slots__ = ("row_group", "row_key", "row_role", "row_kind", "row_categories", "row_category_key")
+    __slots__ = ("row_group", "row_key", "row_role", "row_kind", "row_categories", "row_category_key", "row_repeats")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -84,6 +117,7 @@ class RowPayload(dict):
         try:
             group, role, size, flags = self["group_id"], self["role"], int(self["group_size"]), row_flags(self)
             categories = category_key(tuple(self.get("categories") or ()))
+            repeats = repeat_row(self) if flags & REPEATS else None
             if type(group) is not str or type(role) is not str or flags >> KEY_SHIFT or not 0 <= size < 1 << KEY_SHIFT:
                 raise TypeError("only string ids are interned; flags and group sizes must fit below the key")
         except Exception:  # noqa: BLE001 - no row: the table reads it as a plain dict (and raises there)
@@ -101,6 +135,7 @@ class RowPayload(dict):
         self.row_kind = (id(self.row_role) >> 4) << KEY_SHIFT | size
         self.row_categories = categories  # shared: equal category lists are (almost always) one tuple
         self.row_category_key = id(categories) >> 4
+        self.row_repeats = repeats
 
     def __setitem__(self, key: Any, value: Any) -> None:
         super().__setitem__(key, value)

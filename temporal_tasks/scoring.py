@@ -215,14 +215,16 @@ def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = No
     if policy == "drop_group":  # every unit of a group holding an unreadable answer leaves
         usable = table.count_per_group(table.invalid) == 0
         right, total = right * usable, total * usable
-    return np.stack([right, total], axis=1).astype(np.int64), complete
+    # (groups, 2); (groups, k + 1, 2) over every reading at once (PayloadTable.for_readings)
+    return np.stack(np.broadcast_arrays(right, total), axis=-1).astype(np.int64), complete
 
 
 def _mine(table: PayloadTable, metric: Metric, row_value: str | None) -> np.ndarray | None:
     """Per row, whether it is one of this key's questions (``row_field``); None when every row is."""
     if metric.row_field is None:
         return None
-    return np.asarray(table.field_slugs(metric.row_field, slug) == row_value, dtype=bool)
+    field = metric.row_field  # the same rows in every repeat's view: computed once for them all
+    return table.shared(("mine", field, row_value), lambda: np.asarray(table.field_slugs(field, slug) == row_value))
 
 
 def group_strata(table: PayloadTable, field_name: str) -> np.ndarray:
@@ -297,12 +299,11 @@ def _score_repeats(
     their k outcomes together.
     """
     k = table.repeats
-    per_repeat = [group_counts(table.for_repeat(r), metric, row_value) for r in range(k)]
-    complete = per_repeat[0][1]
+    # One reduction for every reading: per group, the k repeats' counts and then the majority reading's.
+    readings, complete = group_counts(table.for_readings(), metric, row_value)
     if report:
         _warn_left_out(label, complete, table.duplicates)
-    counts = np.stack([c for c, _ in per_repeat], axis=1)  # (groups, k, 2)
-    consensus_counts, _ = group_counts(table.for_consensus(), metric, row_value)
+    counts, consensus_counts = readings[:, :k], readings[:, k]  # (groups, k, 2), (groups, 2)
     strata = group_strata(table, metric.strata) if metric.strata is not None else None
     values = np.array([_one_value(counts[:, r], strata, metric, label, key) for r in range(k)], dtype=float)
     consensus = _one_value(consensus_counts, strata, metric, label, key)

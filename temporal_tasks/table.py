@@ -8,9 +8,7 @@ the same :func:`temporal_tasks.rows.row_flags`.
 from __future__ import annotations
 
 import functools
-import itertools
 import operator
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,6 +22,7 @@ from temporal_tasks.rows import (
     KEY_SHIFT,
     REPEATS,
     Payload,
+    repeat_row,
     row_flags,
     slot_column,
 )
@@ -172,6 +171,7 @@ class PayloadTable:
     _matrices: tuple | None = field(default=None, repr=False)
     # ``--repeats k`` (k > 1): per row and repeat, (rows, k) arrays; ``consensus``: the majority reading's
     # (correct, invalid) per row (a tie is unreadable). None with one answer per question.
+    repeat_flags: np.ndarray | None = field(default=None, repr=False)  # (rows, k) reading_flags
     repeat_correct: np.ndarray | None = field(default=None, repr=False)
     repeat_invalid: np.ndarray | None = field(default=None, repr=False)
     consensus: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
@@ -193,7 +193,8 @@ class PayloadTable:
         assert self.repeat_correct is not None and self.repeat_invalid is not None
         if r not in self._views:
             self._views[r] = replace(
-                self, correct=self.repeat_correct[:, r], invalid=self.repeat_invalid[:, r], _matrices=None, flags=None,
+                self, correct=self.repeat_correct[:, r], invalid=self.repeat_invalid[:, r], _matrices=None,
+                flags=None if self.repeat_flags is None else self.repeat_flags[:, r], repeat_flags=None,
                 repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
             )  # fmt: skip
         return self._views[r]
@@ -204,9 +205,22 @@ class PayloadTable:
         if "consensus" not in self._views:
             self._views["consensus"] = replace(
                 self, correct=self.consensus[0], invalid=self.consensus[1], _matrices=None, flags=None,
-                repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
+                repeat_flags=None, repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
             )  # fmt: skip
         return self._views["consensus"]
+
+    def for_readings(self) -> PayloadTable:
+        """Every reading at once: ``correct`` and ``invalid`` are (rows, k + 1) arrays, the k repeats' readings and
+        then the majority's, so one reduction gives each reading's per-group counts as (groups, k + 1) arrays
+        (:mod:`temporal_tasks.reduction` takes both shapes). Same rows and groups (memoised)."""
+        assert self.repeat_correct is not None and self.repeat_invalid is not None and self.consensus is not None
+        if "readings" not in self._views:
+            self._views["readings"] = replace(
+                self, correct=np.column_stack([self.repeat_correct, self.consensus[0]]),
+                invalid=np.column_stack([self.repeat_invalid, self.consensus[1]]), _matrices=None, flags=None,
+                repeat_flags=None, repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
+            )  # fmt: skip
+        return self._views["readings"]
 
     @classmethod
     def build(cls, items: Sequence[Payload], label: str) -> PayloadTable:
@@ -242,11 +256,17 @@ class PayloadTable:
             group_size, group_names, np.asarray(role_names, dtype=object), n - len(keep),
             flags=flags, parser_errors=errors, group_key_index=key_index,
         )  # fmt: skip
-        k = _repeat_count(items, label) if (flags & REPEATS).any() else 1
-        if k > 1:
-            rep_correct, rep_invalid, cons_correct, cons_invalid = _repeat_readings([items[i] for i in keep], k)
-            table.repeat_correct, table.repeat_invalid = rep_correct, rep_invalid
-            table.consensus = (cons_correct, cons_invalid)
+        if (flags & REPEATS).any():
+            rows = _repeat_rows(items)
+            k = _repeat_count(rows, label)
+            if k > 1:  # per row, k readings' flags and the majority reading's
+                readings = np.frombuffer(b"".join(_gather(rows, keep)), np.uint8).reshape(len(keep), k + 1)
+                table.repeat_flags = readings[:, :k]
+                table.repeat_correct, table.repeat_invalid = (
+                    (readings[:, :k] & CORRECT) != 0,
+                    (readings[:, :k] & INVALID) != 0,
+                )
+                table.consensus = ((readings[:, k] & CORRECT) != 0, (readings[:, k] & INVALID) != 0)
         return table
 
     def subset(self, rows: np.ndarray, items: Sequence[Payload]) -> PayloadTable:
@@ -259,8 +279,15 @@ class PayloadTable:
         )  # fmt: skip
         if self.repeat_correct is not None and self.repeat_invalid is not None and self.consensus is not None:
             table.repeat_correct, table.repeat_invalid = self.repeat_correct[rows], self.repeat_invalid[rows]
+            table.repeat_flags = None if self.repeat_flags is None else self.repeat_flags[rows]
             table.consensus = (self.consensus[0][rows], self.consensus[1][rows])
         return table
+
+    def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per table and its repeat views (per-row facts that do not depend on the reading)."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
 
     def values(self, key: str, default: Any = None) -> np.ndarray:
         """Per row, the payload field ``key`` (``default`` where a payload lacks it), as an object array."""
@@ -327,7 +354,8 @@ class PayloadTable:
         return self._matrices
 
     def count_per_group(self, mask: np.ndarray) -> np.ndarray:
-        """Per complete group (in :meth:`groups` order), how many of its rows ``mask`` holds for."""
+        """Per complete group (in :meth:`groups` order), how many of its rows ``mask`` holds for; a (rows, w) mask
+        gives (groups, w) counts, one per column."""
         seen, rows, complete = self.groups()
         if "complete_rows" not in self._shared:
             # Each row's complete group, or a last bin that collects the rows of incomplete groups (dropped below).
@@ -335,7 +363,12 @@ class PayloadTable:
             bins = np.where(complete, np.cumsum(complete) - 1, n_complete).astype(np.int32)
             self._shared["complete_rows"] = (bins[rows], n_complete)
         index, n_complete = self._shared["complete_rows"]
-        return np.bincount(index[mask], minlength=n_complete + 1)[:n_complete]
+        if mask.ndim == 1:
+            return np.bincount(index[mask], minlength=n_complete + 1)[:n_complete]
+        # (rows, w): one count per group and column, in one bincount over the cells (each cell's bin, memoised)
+        width = mask.shape[1]
+        cells = self.shared(("cells", width), lambda: index.astype(np.intp)[:, None] * width + np.arange(width))
+        return np.bincount(cells[mask], minlength=(n_complete + 1) * width).reshape(-1, width)[:n_complete]
 
     def group_rows(self, seen: np.ndarray) -> np.ndarray:
         """Per table row, its group's row in the role matrices (memoised for the groups seen)."""
@@ -347,9 +380,9 @@ class PayloadTable:
         return self._shared[cache_key][1]
 
     def role_matrix(self, rows: np.ndarray, values: np.ndarray, fill: Any = False) -> np.ndarray:
-        """A (group, role) matrix of per-row ``values``."""
+        """A (group, role) matrix of per-row ``values`` ((group, role, w) of (rows, w) values)."""
         n_groups = int(rows.max()) + 1 if len(rows) else 0
-        out = np.full((n_groups, len(self.role_names)), fill, dtype=values.dtype)
+        out = np.full((n_groups, len(self.role_names), *values.shape[1:]), fill, dtype=values.dtype)
         out[rows, self.role] = values
         return out
 
@@ -368,14 +401,19 @@ def _group_sizes(items: Sequence[Payload], group_codes: np.ndarray, groups: int)
     return group_size
 
 
-def _repeat_count(items: Sequence[Payload], label: str) -> int:
-    """k: the length of the payloads' ``repeats`` list (1 when they have none); all payloads must agree."""
-    # Called only when a payload's flags say it holds ``repeats`` (:data:`REPEATS`).
-    if not any(map(operator.contains, items, itertools.repeat("repeats"))):
-        return 1
-    given = list(filter(None, map(operator.methodcaller("get", "repeats"), items)))
-    counts = set(map(len, given))
-    if len(given) < len(items):
+def _repeat_rows(items: Sequence[Payload]) -> list:
+    """Each payload's :func:`temporal_tasks.rows.repeat_row`: ready-made (one attribute pass) or computed."""
+    try:
+        return list(map(operator.attrgetter("row_repeats"), items))
+    except AttributeError:  # a plain dict (rescore, tests) or a payload without a row
+        return list(map(repeat_row, items))
+
+
+def _repeat_count(rows: Sequence[bytes | None], label: str) -> int:
+    """k: how many readings each payload's ``repeats`` holds (1 without); all payloads must agree."""
+    counts = set(map(len, filter(None, rows)))
+    counts = {c - 1 for c in counts}  # a row is k reading bytes and the majority's
+    if None in rows:
         counts.add(1)
     if len(counts) > 1:
         raise ValueError(
@@ -383,39 +421,6 @@ def _repeat_count(items: Sequence[Payload], label: str) -> int:
             "come from different runs (--repeats differs). Score each run's samples on their own."
         )
     return counts.pop() if counts else 1
-
-
-def majority(readings: Sequence[Any]) -> Any:
-    """The reading most of ``readings`` agree on; ``None`` (unreadable) on a tie for the most votes."""
-    top = Counter(readings).most_common(2)
-    if not top or (len(top) > 1 and top[0][1] == top[1][1]):
-        return None
-    return top[0][0]
-
-
-def _repeat_readings(items: Sequence[Payload], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per payload: (rows, k) correct and invalid arrays, and the majority reading's correct and invalid.
-
-    Column-wise, as :func:`majority` per payload: a reading's votes are counted by equality (a dict, as
-    ``Counter`` counts), and a tie for the most votes is unreadable.
-    """
-    n = len(items)
-    repeats = _column(items, "repeats")
-    readings = [list(map(operator.itemgetter(r), repeats)) for r in range(k)]
-    preds = [_column(rep, "pred", None) for rep in readings]
-    correct = np.stack([_objects(_column(rep, "correct", None)).astype(bool) for rep in readings], axis=1)
-    invalid = np.stack([np.fromiter(map(operator.is_, p, itertools.repeat(None)), bool, n) for p in preds], axis=1)
-    codes_of = {v: i for i, v in enumerate(dict.fromkeys(itertools.chain.from_iterable(preds)))}
-    values = _objects(list(codes_of))
-    codes = np.stack([np.fromiter(map(codes_of.__getitem__, p), np.int64, n) for p in preds], axis=1)
-    votes = (codes[:, :, None] == codes[:, None, :]).sum(axis=2)  # per reading, how many readings agree with it
-    top = votes.max(axis=1) if k else np.zeros(n, dtype=np.int64)
-    tie = (votes == top[:, None]).sum(axis=1) > top  # several readings share the most votes
-    winner = values[codes[np.arange(n), votes.argmax(axis=1)]] if k else np.full(n, None, dtype=object)
-    winner[tie] = None
-    cons_invalid = np.fromiter(map(operator.is_, winner.tolist(), itertools.repeat(None)), bool, n)
-    same = np.fromiter(map(operator.eq, winner.tolist(), _column(items, "gold", None)), object, n).astype(bool)
-    return correct, invalid, ~cons_invalid & same, cons_invalid
 
 
 def _check_duplicates(items: Sequence[Payload], key: np.ndarray, first: np.ndarray, label: str) -> None:

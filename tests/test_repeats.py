@@ -117,7 +117,7 @@ def test_empty_answers_count_as_unreadable_in_every_repeat(tb_docs):
 
 
 def test_majority_tie_is_unreadable():
-    from temporal_tasks.table import majority
+    from temporal_tasks.rows import majority
 
     assert majority(["yes", "no"]) is None and majority(["yes", "no", "no"]) == "no"
     assert majority([None, None, "yes"]) is None and majority(["A", "A", None, None]) is None
@@ -376,3 +376,23 @@ def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
         readings.append(official if mode == "official" else robust)
     winner = _majority(readings)
     return "" if winner is None else answers[readings.index(winner)]
+
+
+@pytest.mark.parametrize("same_units", [True, False])
+def test_repeat_bootstrap_matches_resampling_groups_by_hand(same_units):
+    """The repeat CI against the definition: resample groups with their k outcomes, take the mean over repeats
+    of each repeat's percentage; whether every group has the same units in each repeat (drawn over the summed
+    outcomes) or not (over the joint ones). Two Monte Carlo estimates: equal within their noise."""
+    rng = np.random.default_rng(7)
+    groups, k, iters = 200, 3, 4000
+    units = np.repeat(rng.integers(1, 5, groups)[:, None], k, axis=1)
+    if not same_units:
+        units[::3, 1] = 0  # some groups hold no unit in one repeat (e.g. dropped for an unreadable answer)
+    right = rng.binomial(units, 0.6)
+    counts = np.stack([right, units], axis=2)
+    draw = np.random.default_rng(11).integers(0, groups, size=(iters, groups))
+    per_repeat = 100.0 * right[draw].sum(axis=1) / units[draw].sum(axis=1)  # (iters, k)
+    low, high = np.percentile(per_repeat.mean(axis=1), [2.5, 97.5])
+    got = bootstrap_ci_repeats(counts, iters=iters)
+    assert got[0] == pytest.approx(low, abs=0.6) and got[1] == pytest.approx(high, abs=0.6)
+    assert 3.0 < high - low < 20.0

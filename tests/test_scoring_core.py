@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pickle
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from temporal_tasks import scoring_pass
+from temporal_tasks.rows import DISAGREE, READINGS, TRUNCATED, RowPayload, majority
 from temporal_tasks.run_state import STATE
 from temporal_tasks.scoring import Metric, MetricResult, bootstrap_ci, group_counts, payload_table, reset_pass, score
-from temporal_tasks.table import _repeat_readings, majority
 
 
 def _payloads(groups: int, seed: int, size: int = 3) -> list[dict]:
@@ -103,22 +104,101 @@ def test_ci_is_computed_on_first_read_and_is_the_bootstrap_of_the_counts():
     assert type(copied) is MetricResult and repr(copied) == repr(plain)  # NaN fields: compared as text
 
 
+def _vote(preds: list) -> object:
+    """The majority by hand: the value with strictly the most votes, else None."""
+    votes = {}
+    for x in preds:
+        votes[x] = votes.get(x, 0) + 1
+    best = max(votes.values())
+    winners = [x for x, n in votes.items() if n == best]
+    return winners[0] if len(winners) == 1 else None
+
+
 @pytest.mark.parametrize("k", [2, 3, 5])
-def test_column_wise_majority_matches_majority_per_payload(k):
+def test_repeat_readings_match_majority_per_payload(k):
     rng = random.Random(k)
     items = []
-    for _ in range(2000):
+    for i in range(2000):
         preds = [rng.choice("ABC") if rng.random() < 0.8 else None for _ in range(k)]
-        reps = [{"pred": pred, "correct": rng.choice([True, False, 1, None])} for pred in preds]
+        reps = [
+            {"pred": pred, "correct": rng.choice([True, False, 1, None]), "truncated": rng.random() < 0.2,
+             "pred_robust": pred, "pred_official": pred if rng.random() < 0.7 else "Z"}
+            for pred in preds
+        ]  # fmt: skip
         if rng.random() < 0.1:
             del reps[0]["correct"]
-        items.append({"repeats": reps, "gold": rng.choice(["A", "B"])})
-    correct, invalid, cons_correct, cons_invalid = _repeat_readings(items, k)
-    for i, p in enumerate(items):
-        preds = [r.get("pred") for r in p["repeats"]]
-        winner = majority(preds)
-        assert correct[i].tolist() == [bool(r.get("correct")) for r in p["repeats"]]
-        assert invalid[i].tolist() == [x is None for x in preds]
-        assert bool(cons_invalid[i]) == (winner is None)
-        assert bool(cons_correct[i]) == (winner is not None and winner == p["gold"])
-    assert cons_invalid.any() and cons_correct.any() and np.asarray(cons_correct & cons_invalid).sum() == 0
+        if rng.random() < 0.1:
+            del reps[-1]["pred_official"]
+        items.append({"group_id": f"g{i}", "role": "q", "group_size": 1, "pred": preds[0], "correct": False,
+                      "repeats": reps, "gold": rng.choice(["A", "B"])})  # fmt: skip
+    for payloads in (items, [RowPayload(p) for p in items]):
+        reset_pass()
+        table = payload_table(payloads)
+        assert table.repeats == k
+        cons_correct, cons_invalid = table.consensus
+        for i, p in enumerate(items):
+            preds = [r.get("pred") for r in p["repeats"]]
+            winner = _vote(preds)
+            assert majority(preds) == winner
+            assert table.repeat_correct[i].tolist() == [bool(r.get("correct")) for r in p["repeats"]]
+            assert table.repeat_invalid[i].tolist() == [x is None for x in preds]
+            assert bool(cons_invalid[i]) == (winner is None)
+            assert bool(cons_correct[i]) == (winner is not None and winner == p["gold"])
+            for r, reading in enumerate(p["repeats"]):
+                view = table.for_repeat(r).flags[i]
+                both = "pred_robust" in reading and "pred_official" in reading
+                assert bool(view & TRUNCATED) == reading["truncated"]
+                assert bool(view & READINGS) == both
+                assert bool(view & DISAGREE) == (both and reading["pred_robust"] != reading["pred_official"])
+        assert cons_invalid.any() and cons_correct.any() and np.asarray(cons_correct & cons_invalid).sum() == 0
+
+
+def _repeat_payloads(seed: int, k: int, roles: tuple[str, ...]) -> list[dict]:
+    """Groups of ``roles`` (some cut, shuffled) whose questions hold ``k`` readings each, with a score and a
+    category, for the every-reading reduction."""
+    rng = random.Random(seed)
+    out = []
+    for g in range(300):
+        for role in roles:
+            if g % 11 == 5 and role == roles[0]:
+                continue  # a cut group
+            preds = [rng.choice(["A", "B", None]) for _ in range(k)]
+            reps = [{"pred": p, "correct": p == "A"} for p in preds]
+            out.append({"question_id": f"{g}_{role}", "group_id": f"g{g}", "role": role, "group_size": len(roles),
+                        "pred": preds[0], "correct": preds[0] == "A", "repeats": reps, "gold": "A",
+                        "score": rng.choice([None, rng.random()]), "category": rng.choice(["Fine Action", "Other"]),
+                        "kind": rng.choice(["x", "y"])})  # fmt: skip
+    rng.shuffle(out)
+    return out
+
+
+@pytest.mark.parametrize("policy", ["wrong", "drop", "drop_group"])
+@pytest.mark.parametrize(
+    "metric",
+    [
+        Metric("each"),
+        Metric("all"),
+        Metric("each", row_field="category"),
+        Metric("all", row_field="category"),
+        Metric((("r0", "r1"), ("r2", "r3"), ("r0", "r1", "r2", "r3"))),
+        Metric((("r0", "r1"), ("r2",)), row_field="category"),
+        Metric((("r0", "r1"), ("r3", "r2")), rule="score_gt", score_field="score"),
+    ],
+)
+def test_every_reading_at_once_equals_one_view_per_reading(metric, policy):
+    """The --repeats reduction over (rows, k + 1) readings gives, reading by reading, the counts of the one-reading
+    views (each repeat's, the majority's): every unit kind, policy, row field and rule."""
+    metric = replace(metric, invalid=policy)
+    for k in (2, 3, 5):
+        reset_pass()
+        table = payload_table(_repeat_payloads(k, k, ("r0", "r1", "r2", "r3")))
+        row_value = "fine_action" if metric.row_field else None
+        together, complete = group_counts(table.for_readings(), metric, row_value)
+        views = [table.for_repeat(r) for r in range(k)] + [table.for_consensus()]
+        for r, view in enumerate(views):
+            alone, complete_alone = group_counts(view, metric, row_value)
+            assert together[:, r].tolist() == alone.tolist(), (k, r)
+            assert complete.tolist() == complete_alone.tolist()
+        assert together[:, :, 1].any()
+        if metric.rule == "correct" or policy != "wrong":  # (a score rule reads one score: alike but for policies)
+            assert (together != together[:, :1]).any()  # the readings differ
