@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +24,10 @@ import numpy as np
 
 from temporal_tasks.compat import aggregation_selection
 from temporal_tasks.errors import DataError, exit_run
+from temporal_tasks.identities import list_ids
 from temporal_tasks.rows import KEY_SHIFT, Payload, slot_column
 from temporal_tasks.run_state import STATE
-from temporal_tasks.table import PayloadTable, factorize_runs
+from temporal_tasks.table import PayloadTable, factorize_runs, gather
 
 __all__ = ["check_scored_selected", "memo", "payload_table", "reset_pass"]
 
@@ -42,14 +43,19 @@ class _Pass:
     _ids: Any = None  # pandas Index of the table rows' payload identities (built on the first subset query)
     columns: dict = field(default_factory=dict)  # category rows and the payloads as an array, built on first use
 
-    def rows_of(self, items: Sequence[Payload]) -> np.ndarray:
-        """Each payload's table row, or -1 when it is not one of the table's payloads."""
+    def ids(self) -> np.ndarray:
+        """The identities of the pass's payloads (:func:`temporal_tasks.identities.list_ids`, made on first use)."""
+        if "ids" not in self.columns:
+            self.columns["ids"] = list_ids(self.items)
+        return self.columns["ids"]
+
+    def rows_of(self, ids: np.ndarray) -> np.ndarray:
+        """The table row of each payload identity in ``ids``, or -1 where it is not one of the table's payloads."""
         if self._ids is None:
             import pandas as pd
 
-            ids = np.fromiter(map(id, self.items), np.uint64, len(self.items))
-            self._ids = pd.Index(ids[self.table.source])  # unique: a repeated object is a dropped duplicate
-        return self._ids.get_indexer(np.fromiter(map(id, items), np.uint64, len(items)))
+            self._ids = pd.Index(self.ids()[self.table.source])  # unique: a repeated object is a dropped duplicate
+        return self._ids.get_indexer(ids)
 
     def may_hold(self, items: Sequence[Payload]) -> bool:
         """False when one of a few spread payloads of ``items`` is surely not one of the pass's (found through its
@@ -70,13 +76,14 @@ class _Pass:
                 return False
         return True
 
-    def category_rows(self, items: Sequence[Payload]) -> tuple[np.ndarray, list] | None:
-        """The table rows of ``items`` (and a list of them the pass owns) when they are exactly the rows of one of
-        its first payload's category slugs, in table order (a ``<metric>_<category>`` key's list: lmms-eval keeps
-        the questions' order), else None.
+    def category_rows(self, items: Sequence[Payload]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The table rows of ``items`` (and their identities) when they are exactly the rows of one of its first
+        payload's category slugs, in table order (a ``<metric>_<category>`` key's list: lmms-eval keeps the
+        questions' order), else None.
 
-        Found from the ready-made rows' category slugs (:class:`RowPayload`) and confirmed by list ``==`` against
-        those rows' payloads, so a guess that does not hold costs a compare and falls back to identity lookups.
+        Found from the ready-made rows' category slugs (:class:`RowPayload`) and confirmed by the identities of
+        every item (:func:`list_ids`: no payload is touched), so a guess that does not hold costs a compare and
+        falls back to identity lookups.
         """
         table = self.table
         categories = getattr(items[0], "row_categories", None) if items else None
@@ -88,17 +95,16 @@ class _Pass:
         if self.columns["categories"] is None:
             return None
         run_codes, lengths, uniques = self.columns["categories"]
-        given = items if isinstance(items, list) else list(items)
         for category in categories:
             if ("category", category) not in self.columns:
                 hit = np.fromiter((category in u for u in uniques), bool, len(uniques))
                 self.columns[("category", category)] = np.flatnonzero(np.repeat(hit[run_codes], lengths))
             rows = self.columns[("category", category)]
-            if len(rows) != len(given) or not all(given[i] is self.items[rows[i]] for i in _probes(len(given))):
+            if len(rows) != len(items) or not all(items[i] is self.items[rows[i]] for i in _probes(len(items))):
                 continue  # identities at spread positions first: a list equal only in content is not compared
-            copy = self.objects()[rows].tolist()
-            if copy == given:
-                return rows, copy
+            ids = list_ids(items)
+            if np.array_equal(self.ids()[rows], ids):
+                return rows, ids
         return None
 
     def _category_runs(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
@@ -107,12 +113,6 @@ class _Pass:
         run_codes, lengths, first, _keys = factorize_runs(keys)
         return run_codes, lengths, [self.items[i].row_categories for i in first.tolist()]
 
-    def objects(self) -> np.ndarray:
-        """The pass's payloads as an object array (C-level gathers: no Python int per index)."""
-        if "objects" not in self.columns:
-            self.columns["objects"] = np.fromiter(self.items, object, len(self.items))
-        return self.columns["objects"]
-
     def known(self, items: Sequence[Payload]) -> PayloadTable | None:
         """The table of a list met before in this pass (the same objects in the same order), else None."""
         for seen, table in self.lists.get(_fingerprint(items), ()):
@@ -120,8 +120,9 @@ class _Pass:
                 return table
         return None
 
-    def remember(self, items: list, table: PayloadTable) -> None:
-        """Remember ``items`` (a list the pass owns: no caller changes it) as resolved to ``table``."""
+    def remember(self, items: list | np.ndarray, table: PayloadTable) -> None:
+        """Remember ``items`` as resolved to ``table``: a list the pass owns (no caller changes it), or the
+        identities of some of the pass's payloads (which the pass keeps alive, so the identities stay theirs)."""
         self.lists.setdefault(_fingerprint(items), []).append((items, table))
 
 
@@ -141,8 +142,10 @@ def reset_pass() -> None:
     STATE.scoring_pass = None
 
 
-def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    """Whether ``a`` and ``b`` hold the same payloads in the same order (``a`` a list the pass made)."""
+def _same(a: Sequence[Any] | np.ndarray, b: Sequence[Any]) -> bool:
+    """Whether ``b`` holds the payloads ``a`` holds (a list the pass made) or names (identities), in that order."""
+    if isinstance(a, np.ndarray):
+        return len(a) == len(b) and bool(np.array_equal(a, list_ids(b)))
     if a is b:
         return True
     if len(a) != len(b) or not isinstance(b, list):
@@ -162,10 +165,13 @@ def _probes(n: int) -> range:
     return range(0, n, max(1, n // 64)) if n else range(0)
 
 
-def _fingerprint(items: Sequence[Any]) -> tuple:
+def _fingerprint(items: Sequence[Any] | np.ndarray) -> tuple:
+    """The length and the identities at :func:`_probes`' positions and the last, of a list or of identities."""
     n = len(items)
     if not n:
         return (0,)
+    if isinstance(items, np.ndarray):
+        return (n, *items[[*_probes(n), n - 1]].tolist())
     return (n, *map(id, _probe(n)(items)))
 
 
@@ -195,14 +201,11 @@ def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
         table = current.known(items)
         if table is not None:
             return table
-        found = current.category_rows(items)
-        if found is None:
-            rows = _rows_in(current, items)
-            found = None if rows is None else (rows, list(items) if items is given else items)
-        if found is not None:
-            rows, copy = found
-            table = current.table.subset(rows, copy)
-            current.remember(copy, table)
+        found = current.category_rows(items) or _rows_in(current, items)
+        if found is not None:  # some of the pass's payloads: a subset of its table, remembered by their identities
+            rows, ids = found
+            table = current.table.subset(rows, _Gathered(current.items, current.table.source[rows]))
+            current.remember(ids, table)
             return table
     check_scored_selected(label)  # once per pass: before the first number of a task is computed
     kept = list(items) if items is given else items  # the pass's own list (_twins made a new one)
@@ -237,14 +240,40 @@ def check_scored_selected(label: str = "") -> None:
         )
 
 
-def _rows_in(current: _Pass, items: Sequence[Payload]) -> np.ndarray | None:
-    """Rows of ``items`` in the pass's table when each is one of its payloads, once; else None."""
+def _rows_in(current: _Pass, items: Sequence[Payload]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Rows of ``items`` in the pass's table (and their identities) when each is one of its payloads, once; else
+    None."""
     if len(items) > len(current.table.source) or not current.may_hold(items):
         return None  # a new payload set (the next task's): no identity lookup of a million payloads
-    rows = current.rows_of(items)
+    ids = list_ids(items)
+    rows = current.rows_of(ids)
     if (rows < 0).any() or (len(rows) and np.bincount(rows).max() > 1):
         return None
-    return rows
+    return rows, ids
+
+
+class _Gathered(Sequence):
+    """The pass's payloads at some positions (a subset table's payloads), gathered on first use: most metric keys
+    never read a payload field, and a gather writes every payload's reference count."""
+
+    __slots__ = ("_at", "_items", "_list")
+
+    def __init__(self, items: list, at: np.ndarray) -> None:
+        self._items, self._at, self._list = items, at, None
+
+    def _get(self) -> list:
+        if self._list is None:
+            self._list = gather(self._items, self._at)
+        return self._list
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._get())
 
 
 def memo(key: tuple, items: Sequence[Any], compute: Callable[[], Any]) -> Any:

@@ -59,7 +59,7 @@ def _factorize_keyed(
 
     @functools.cache
     def names() -> np.ndarray:
-        return _objects(list(map(operator.attrgetter("row_group"), _gather(items, first))))
+        return _objects(list(map(operator.attrgetter("row_group"), gather(items, first))))
 
     return codes, names, first, distinct
 
@@ -80,17 +80,39 @@ def _factorize_roles(items: Sequence[Any], keys: np.ndarray) -> tuple[np.ndarray
     role of each code."""
     import pandas as pd
 
-    codes, distinct = pd.factorize(keys, sort=False)
-    if len(distinct) <= 64:  # a benchmark's few role names: where each first occurs, one short scan each
-        first = [int(np.argmax(codes == c)) for c in range(len(distinct))]
-    else:
-        first = first_positions(codes).tolist()
-    return codes, [items[i].row_role for i in first]
+    head, distinct = pd.factorize(keys[:4096], sort=False)  # a benchmark's few roles all occur in its first groups
+    codes = None
+    if 0 < len(distinct) <= 256:
+        # Few roles: each key's code by a binary search among them (no hash table over a million keys), kept
+        # only if every key is one of them.
+        order = np.argsort(distinct)  # sorted position -> first-seen code
+        ranked = distinct[order]
+        at = np.searchsorted(ranked, keys).clip(max=len(distinct) - 1)
+        if bool(np.array_equal(ranked[at], keys)):
+            codes = order.astype(np.uint8)[at]  # first-seen codes, as pandas gives them (the prefix saw every role)
+    if codes is None:
+        codes, distinct = pd.factorize(keys, sort=False)
+    first = first_positions(codes[: len(head)])
+    if len(first) < len(distinct):
+        first = first_positions(codes)
+    return codes, [items[i].row_role for i in first.tolist()]
+
+
+def _increasing(values: np.ndarray, chunk: int = 1 << 16) -> bool:
+    """Whether ``values`` strictly increase; in chunks, whose temporaries stay in a cache at a million rows."""
+    last = len(values) - 1  # values[i + 1] > values[i] for every i < last
+    for i in range(0, last, chunk):
+        end = min(i + chunk, last)
+        if not bool((values[i + 1 : end + 1] > values[i:end]).all()):
+            return False
+    return True
 
 
 def _first_of_each(key: np.ndarray) -> np.ndarray:
     """Positions of the first occurrence of each value of ``key`` (non-negative codes), in order."""
-    top = int(key.max()) if len(key) else -1
+    if _increasing(key):
+        return np.arange(len(key))  # no repeat (the usual case: a group's questions in a row, roles in order)
+    top = int(key.max())
     if top < 8 * len(key) + 1024 and (not len(key) or key.min() >= 0):  # a dense range: mark, no hashing
         seen = np.zeros(top + 1, dtype=bool)
         seen[key] = True
@@ -101,7 +123,7 @@ def _first_of_each(key: np.ndarray) -> np.ndarray:
     return np.flatnonzero(~pd.Series(key).duplicated().to_numpy())  # hashing, no sort
 
 
-def _gather(items: Sequence[Any], at: np.ndarray) -> list:
+def gather(items: Sequence[Any], at: np.ndarray) -> list:
     """``[items[i] for i in at]`` in one C-level call."""
     index = at.tolist()
     if len(index) > 1:
@@ -227,8 +249,8 @@ class PayloadTable:
         n = len(items)
         row_keys = slot_column(items, "row_key", np.int64)
         if row_keys is not None:  # ready-made rows (RowPayload): one attribute pass per column
-            # In place and in small dtypes: at a million rows these arrays no longer fit a cache.
-            flags = (row_keys & ((1 << KEY_SHIFT) - 1)).astype(np.uint16)
+            # In place, in small dtypes and few passes: at a million rows these arrays no longer fit a cache.
+            flags = row_keys.astype(np.uint16)  # the flags are the low KEY_SHIFT (16) bits: the cast keeps them
             row_keys >>= KEY_SHIFT  # now the group keys
             group_codes, group_names, first, key_index = _factorize_keyed(items, row_keys)
             kinds = slot_column(items, "row_kind", np.int64)
@@ -242,10 +264,13 @@ class PayloadTable:
             role_codes, role_names = _factorize(_column(items, "role"))
             group_size = _group_sizes(items, group_codes, len(group_names))
         correct, invalid = (flags & CORRECT) != 0, (flags & INVALID) != 0
-        errors = int((flags >> ERRORS_SHIFT).sum())  # over every payload given, repeated answers included
+        present = int(np.bitwise_or.reduce(flags)) if n else 0  # every bit some payload has
+        # parser errors over every payload given, repeated answers included
+        errors = int((flags >> ERRORS_SHIFT).sum()) if present >> ERRORS_SHIFT else 0
         roles = max(1, len(role_names))
         wide = np.int32 if len(group_size) * roles < 2**31 else np.int64
-        key = group_codes.astype(wide, copy=False) * wide(roles) + role_codes.astype(wide, copy=False)
+        key = np.multiply(group_codes, roles, dtype=wide)
+        key += role_codes.astype(wide, copy=False)
         keep = _first_of_each(key)
         if len(keep) < n:
             _check_duplicates(items, key, keep, label)
@@ -256,16 +281,14 @@ class PayloadTable:
             group_size, group_names, np.asarray(role_names, dtype=object), n - len(keep),
             flags=flags, parser_errors=errors, group_key_index=key_index,
         )  # fmt: skip
-        if (flags & REPEATS).any():
+        if present & REPEATS:
             rows = _repeat_rows(items)
             k = _repeat_count(rows, label)
             if k > 1:  # per row, k readings' flags and the majority reading's
-                readings = np.frombuffer(b"".join(_gather(rows, keep)), np.uint8).reshape(len(keep), k + 1)
-                table.repeat_flags = readings[:, :k]
-                table.repeat_correct, table.repeat_invalid = (
-                    (readings[:, :k] & CORRECT) != 0,
-                    (readings[:, :k] & INVALID) != 0,
-                )
+                kept = rows if len(keep) == n else gather(rows, keep)
+                readings = np.frombuffer(b"".join(kept), np.uint8).reshape(len(keep), k + 1)
+                table.repeat_flags = each = readings[:, :k]
+                table.repeat_correct, table.repeat_invalid = (each & CORRECT) != 0, (each & INVALID) != 0
                 table.consensus = ((readings[:, k] & CORRECT) != 0, (readings[:, k] & INVALID) != 0)
         return table
 
