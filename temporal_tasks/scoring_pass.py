@@ -8,8 +8,10 @@ pass is freed. Correctness never depends on a cache hit.
 Each metric key hands over its own list of the same objects. A list met before is recognised by its length and
 the identities at 64 spread positions, then confirmed by list ``==`` (one C loop over pointers, about a
 millisecond a million); a category key's list is found from the ready-made rows' category slugs and confirmed
-the same way; any other list is matched to the pass's payloads by identity (a subset) or starts a new pass. So a
-million payloads are read once per column, not once per metric key.
+by the identities of all its items (:func:`temporal_tasks.identities.list_ids`, which touches no payload); any
+other list is matched to the pass's payloads by identity (a subset) or starts a new pass. A subset's table
+gathers its payloads only when a metric reads a payload field. So a million payloads are read once per column,
+not once per metric key.
 """
 
 from __future__ import annotations
