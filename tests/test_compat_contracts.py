@@ -390,3 +390,27 @@ def test_instance_frame_setting_reads_known_attributes_only():
 )  # fmt: skip
 def test_only_an_lmms_eval_command_line_is_read(argv, ours):
     assert compat.is_lmms_eval_command_line(argv) is ours
+
+
+def test_aggregating_task_keeps_no_caller_local_alive():
+    """Reading a frame's locals on Python < 3.13 snapshots them into a dict the frame keeps: only lmms-eval's
+    aggregation frame is read, so a caller's objects (a million payloads) are freed when the caller drops them."""
+    import weakref
+
+    from temporal_tasks.compat import aggregating_task
+
+    class Big:
+        pass
+
+    def caller() -> bool:
+        big = Big()
+        ref = weakref.ref(big)
+
+        def inner() -> tuple:
+            return aggregating_task()
+
+        assert inner() == ("this task", None)
+        del big
+        return ref() is None
+
+    assert caller()

@@ -243,3 +243,21 @@ def test_results_for_makes_rows():
     assert isinstance(shared, RowPayload)
     assert shared.row_categories == tuple(dict.fromkeys(c.lower().replace(" ", "_") for c in p["categories"]))
     assert np.int64(shared.row_key) >> row_module.KEY_SHIFT == id(shared.row_group) >> 4
+
+
+def test_the_primary_keys_list_is_compared_twin_by_twin():
+    """The primary key's list (payloads.PrimaryPayload, each naming its shared twin) of a known set resolves to the
+    pass's table without a list of the twins; one twin swapped where the probes do not look is not taken for it."""
+    per_doc = timeblind_payloads(4000)
+    reset_pass()
+    shared = payload_table([d["instance_acc"] for d in per_doc])
+    primaries = [d["invalid_rate"] for d in per_doc]
+    assert type(primaries[0]).__name__ == "PrimaryPayload" and primaries[0].twin is per_doc[0]["instance_acc"]
+    assert payload_table(primaries) is shared
+    at = next(i for i in range(1, len(primaries)) if i % max(1, len(primaries) // 64))
+    swapped = list(primaries)
+    odd = per_doc[at]["instance_acc"]
+    swapped[at] = type(primaries[at])(dict(primaries[at]), SharedPayload({**odd, "correct": not odd["correct"]}, "x"))
+    assert scoring_pass._fingerprint([p.twin for p in swapped]) == scoring_pass._fingerprint(shared.items)
+    other = payload_table(swapped)
+    assert other is not shared and int(other.correct.sum()) != int(shared.correct.sum())

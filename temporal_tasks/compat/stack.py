@@ -173,6 +173,12 @@ def aggregating_task() -> tuple[str, int | None]:
     for _ in range(8):
         if frame is None:
             break
+        if frame.f_code.co_name != "calculate_aggregate_metric":
+            # Only that frame's locals are read: on Python < 3.13, ``f_locals`` of a running frame snapshots every
+            # local into a dict the frame keeps, which would hold the caller's objects (a million payloads) alive
+            # until the next snapshot, so their freeing lands in a later aggregation.
+            frame = frame.f_back
+            continue
         owner = frame.f_locals.get("self")
         name = getattr(owner, "task_name", None)
         if isinstance(name, str) and hasattr(owner, "task"):
