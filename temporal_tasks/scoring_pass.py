@@ -122,19 +122,6 @@ class _Pass:
                 return table
         return None
 
-    def known_twins(self, items: Sequence[Payload]) -> PayloadTable | None:
-        """:meth:`known` of the ``twin`` of each of ``items`` (payloads.PrimaryPayload), compared twin by twin
-        against a list the pass owns, without making a list of the twins."""
-        twin, n = operator.attrgetter("twin"), len(items)
-        try:
-            fingerprint = (n, *map(id, map(twin, _probe(n)(items))))
-            for seen, table in self.lists.get(fingerprint, ()):
-                if isinstance(seen, list) and all(map(operator.is_, map(twin, items), seen)):
-                    return table
-        except AttributeError:  # one without a twin: not a list of primary payloads
-            pass
-        return None
-
     def remember(self, items: list | np.ndarray, table: PayloadTable) -> None:
         """Remember ``items`` as resolved to ``table``: a list the pass owns (no caller changes it), or the
         identities of some of the pass's payloads (which the pass keeps alive, so the identities stay theirs)."""
@@ -210,12 +197,8 @@ def _twins(items: Sequence[Payload]) -> Sequence[Payload]:
 def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
     """The table of ``items``: the pass's own, a subset of it found by identity, or a new pass."""
     given = items
-    current = _get_pass()
-    if current is not None and items and getattr(items[0], "twin", None) is not None:
-        table = current.known_twins(items)  # the primary key's list of a known set: no list of the twins made
-        if table is not None:
-            return table
     items = _twins(items)
+    current = _get_pass()
     if current is not None:
         table = current.known(items)
         if table is not None:

@@ -245,9 +245,9 @@ def test_results_for_makes_rows():
     assert np.int64(shared.row_key) >> row_module.KEY_SHIFT == id(shared.row_group) >> 4
 
 
-def test_the_primary_keys_list_is_compared_twin_by_twin():
+def test_the_primary_keys_list_is_compared_by_its_twins():
     """The primary key's list (payloads.PrimaryPayload, each naming its shared twin) of a known set resolves to the
-    pass's table without a list of the twins; one twin swapped where the probes do not look is not taken for it."""
+    pass's table; one twin swapped where the probes do not look is not taken for it."""
     per_doc = timeblind_payloads(4000)
     reset_pass()
     shared = payload_table([d["instance_acc"] for d in per_doc])
