@@ -197,7 +197,7 @@ class PayloadTable:
     repeat_correct: np.ndarray | None = field(default=None, repr=False)
     repeat_invalid: np.ndarray | None = field(default=None, repr=False)
     consensus: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
-    _views: dict = field(default_factory=dict, repr=False)  # repeat r / "consensus" -> its table (matrices memoised)
+    _views: dict = field(default_factory=dict, repr=False)  # repeat r / "readings" -> its table (matrices memoised)
     _shared: dict = field(default_factory=dict, repr=False)  # per-row field values, shared with the repeat views
 
     @property
@@ -220,16 +220,6 @@ class PayloadTable:
                 repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
             )  # fmt: skip
         return self._views[r]
-
-    def for_consensus(self) -> PayloadTable:
-        """The table of each question's majority reading across the repeats."""
-        assert self.consensus is not None
-        if "consensus" not in self._views:
-            self._views["consensus"] = replace(
-                self, correct=self.consensus[0], invalid=self.consensus[1], _matrices=None, flags=None,
-                repeat_flags=None, repeat_correct=None, repeat_invalid=None, consensus=None, _views={},
-            )  # fmt: skip
-        return self._views["consensus"]
 
     def for_readings(self) -> PayloadTable:
         """Every reading at once: ``correct`` and ``invalid`` are (rows, k + 1) arrays, the k repeats' readings and

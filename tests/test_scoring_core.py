@@ -194,7 +194,15 @@ def test_every_reading_at_once_equals_one_view_per_reading(metric, policy):
         table = payload_table(_repeat_payloads(k, k, ("r0", "r1", "r2", "r3")))
         row_value = "fine_action" if metric.row_field else None
         together, complete = group_counts(table.for_readings(), metric, row_value)
-        views = [table.for_repeat(r) for r in range(k)] + [table.for_consensus()]
+        consensus = replace(
+            table.for_repeat(0),
+            correct=table.consensus[0],
+            invalid=table.consensus[1],
+            _matrices=None,
+            flags=None,
+            _views={},
+        )  # the majority reading's one-reading view, as for_repeat makes a repeat's
+        views = [table.for_repeat(r) for r in range(k)] + [consensus]
         for r, view in enumerate(views):
             alone, complete_alone = group_counts(view, metric, row_value)
             assert together[:, r].tolist() == alone.tolist(), (k, r)
