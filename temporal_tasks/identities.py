@@ -9,11 +9,14 @@ array inside the list object (``id()`` of an item is its address), so copying th
 :func:`list_ids` does that where the interpreter lays lists out as CPython does (``PyObject_VAR_HEAD``, then the
 item array), which is checked once, at import, on a probe list; anywhere else (another interpreter, a
 free-threaded build, a tuple or any other sequence) it is ``map(id, ...)``: the same numbers, slower.
+:func:`same_items` compares two lists' identities a slice at a time, so that confirming a million items allocates
+no fresh million-item array (whose first touch, page by page, costs more than the compare).
 """
 
 from __future__ import annotations
 
 import ctypes
+import operator
 import struct
 import sys
 from collections.abc import Sequence
@@ -21,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fast", "list_ids"]
+__all__ = ["fast", "list_ids", "same_items"]
 
 _WORD = struct.calcsize("P")
 _HEAD = struct.Struct("nP")  # a list's ob_size and ob_item (its item array), after ob_refcnt and ob_type
@@ -65,3 +68,40 @@ def list_ids(items: Sequence[Any]) -> np.ndarray:
         if size == n and pointer:
             return np.frombuffer(ctypes.string_at(pointer, n * _WORD), np.uintp)
     return np.fromiter(map(id, items), np.uintp, n)
+
+
+_CHUNK = 1 << 15  # items per slice of same_items: 256 KiB of pointers, memory that is reused from slice to slice
+
+
+def _pointers(items: list, start: int, stop: int) -> bytes | None:
+    """A copy of ``items``' pointers ``start:stop`` (None when that is not within the list now)."""
+    size, pointer = _HEAD.unpack(ctypes.string_at(id(items) + _OFFSET, _HEAD.size))
+    if not pointer or not 0 <= start <= stop <= size:
+        return None
+    return ctypes.string_at(pointer + start * _WORD, (stop - start) * _WORD)
+
+
+def same_items(items: Sequence[Any], source: list, at: np.ndarray | None = None) -> bool:
+    """Whether ``items[i] is source[i]`` for every ``i`` (``source[at[i]]`` with ``at``, which must increase), the
+    lengths agreeing: the identities of both lists compared a slice at a time, touching no item."""
+    n = len(items)
+    if n != (len(source) if at is None else len(at)):
+        return False
+    if _OFFSET is None or type(items) is not list or type(source) is not list:
+        return all(map(operator.is_, items, source if at is None else map(source.__getitem__, at.tolist())))
+    for start in range(0, n, _CHUNK):
+        stop = min(start + _CHUNK, n)
+        mine = _pointers(items, start, stop)
+        if at is None:
+            theirs = _pointers(source, start, stop)
+            if mine is None or theirs is None or mine != theirs:
+                return False
+            continue
+        where = at[start:stop]
+        low = int(where[0])
+        span = _pointers(source, low, int(where[-1]) + 1)  # at increases: its slice lies in this span of source
+        if mine is None or span is None:
+            return False
+        if not np.array_equal(np.frombuffer(mine, np.uintp), np.frombuffer(span, np.uintp)[where - low]):
+            return False
+    return True

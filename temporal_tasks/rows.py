@@ -107,7 +107,7 @@ class RowPayload(dict):
     the table factorizes them by identity.
     """
 
-    __slots__ = ("row_group", "row_key", "row_role", "row_kind", "row_categories", "row_category_key", "row_repeats")
+    __slots__ = ("row_group", "row_key", "row_role", "row_kind", "row_categories", "row_repeats")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -134,7 +134,6 @@ class RowPayload(dict):
         self.row_role = sys.intern(role)
         self.row_kind = (id(self.row_role) >> 4) << KEY_SHIFT | size
         self.row_categories = categories  # shared: equal category lists are (almost always) one tuple
-        self.row_category_key = id(categories) >> 4
         self.row_repeats = repeats
 
     def __setitem__(self, key: Any, value: Any) -> None:

@@ -150,6 +150,7 @@ class _LazyCI(MetricResult):
         low, high = self._ci()
         object.__setattr__(self, "ci_low", low)
         object.__setattr__(self, "ci_high", high)
+        object.__setattr__(self, "_ci", None)  # read once: the counts it holds are no longer needed
         return low if name == "ci_low" else high
 
     def plain(self) -> MetricResult:
@@ -216,7 +217,10 @@ def group_counts(table: PayloadTable, metric: Metric, row_value: str | None = No
         usable = table.count_per_group(table.invalid) == 0
         right, total = right * usable, total * usable
     # (groups, 2); (groups, k + 1, 2) over every reading at once (PayloadTable.for_readings)
-    return np.stack(np.broadcast_arrays(right, total), axis=-1).astype(np.int64), complete
+    right, total = np.broadcast_arrays(right, total)
+    counts = np.empty((*right.shape, 2), np.int64)  # one fresh array (at a million rows, its pages are the cost)
+    counts[..., 0], counts[..., 1] = right, total
+    return counts, complete
 
 
 def _mine(table: PayloadTable, metric: Metric, row_value: str | None) -> np.ndarray | None:
@@ -261,20 +265,29 @@ def score(
         if report:
             _warn_left_out(label, complete, table.duplicates)
         if metric.strata is None:
-            scored = counts[counts[:, 1] > 0]
+            scored = _compact(counts[counts[:, 1] > 0])
             return _LazyCI(lambda: bootstrap_ci(scored), _one_value(counts, None, metric, label, key))
         strata = group_strata(table, metric.strata)
         value = _one_value(counts, strata, metric, label, key)
         if metric.one_stratum:
             return MetricResult(value, math.nan, math.nan)
         keep = (counts[:, 1] > 0) & ~np.isin(strata, list(metric.exclude_strata))
-        return _LazyCI(lambda: bootstrap_ci(counts[keep], strata[keep].tolist()), value)
+        kept, kept_strata = _compact(counts[keep]), strata[keep]
+        return _LazyCI(lambda: bootstrap_ci(kept, kept_strata.tolist()), value)
 
     result = memo(("score", label, key, metric, metric.policy(), row_value), items, compute)
     view = _view.get()
     if view is None:
         return result
     return MetricResult(getattr(result, view), math.nan, math.nan)
+
+
+def _compact(counts: np.ndarray) -> np.ndarray:
+    """``counts`` (non-negative) in the smallest integer type that holds them: the pass keeps each key's counts
+    until its CI is read (many keys never read it), and at a million rows their memory is what costs."""
+    if not counts.size:
+        return counts
+    return counts.astype(np.min_scalar_type(int(counts.max())), copy=False)
 
 
 def _one_value(counts: np.ndarray, strata: np.ndarray | None, metric: Metric, label: str, key: str) -> float:

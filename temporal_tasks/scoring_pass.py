@@ -26,8 +26,8 @@ import numpy as np
 
 from temporal_tasks.compat import aggregation_selection
 from temporal_tasks.errors import DataError, exit_run
-from temporal_tasks.identities import list_ids
-from temporal_tasks.rows import KEY_SHIFT, Payload, slot_column
+from temporal_tasks.identities import list_ids, same_items
+from temporal_tasks.rows import KEY_SHIFT, Payload
 from temporal_tasks.run_state import STATE
 from temporal_tasks.table import PayloadTable, factorize_runs, gather
 
@@ -78,7 +78,7 @@ class _Pass:
                 return False
         return True
 
-    def category_rows(self, items: Sequence[Payload]) -> tuple[np.ndarray, np.ndarray] | None:
+    def category_rows(self, items: Sequence[Payload]) -> tuple[np.ndarray, _ItemsAt] | None:
         """The table rows of ``items`` (and their identities) when they are exactly the rows of one of its first
         payload's category slugs, in table order (a ``<metric>_<category>`` key's list: lmms-eval keeps the
         questions' order), else None.
@@ -92,21 +92,27 @@ class _Pass:
         if not categories or len(table.source) != len(self.items):  # a pass with repeated answers: by identity
             return None
         if "categories" not in self.columns:
-            keys = slot_column(self.items, "row_category_key", np.int64)
+            try:  # each payload's shared category tuple (its identity: the few tuples stay in a cache)
+                keys = list_ids(list(map(operator.attrgetter("row_categories"), self.items))).view(np.intp)
+            except AttributeError:  # a payload without a ready-made row
+                keys = None
             self.columns["categories"] = None if keys is None else self._category_runs(keys)
         if self.columns["categories"] is None:
             return None
         run_codes, lengths, uniques = self.columns["categories"]
         for category in categories:
             if ("category", category) not in self.columns:
-                hit = np.fromiter((category in u for u in uniques), bool, len(uniques))
-                self.columns[("category", category)] = np.flatnonzero(np.repeat(hit[run_codes], lengths))
+                hit = np.fromiter((category in u for u in uniques), bool, len(uniques))[run_codes]
+                # Kept for the pass: the positions' view when every payload has the category, else small ints.
+                rows = table.positions() if hit.all() else np.flatnonzero(np.repeat(hit, lengths))
+                self.columns[("category", category)] = rows.astype(table.positions().dtype, copy=False)
             rows = self.columns[("category", category)]
             if len(rows) != len(items) or not all(items[i] is self.items[rows[i]] for i in _probes(len(items))):
                 continue  # identities at spread positions first: a list equal only in content is not compared
-            ids = list_ids(items)
-            if np.array_equal(self.ids()[rows], ids):
-                return rows, ids
+            # rows increase, so all of them are 0, 1, ...: the identities themselves
+            expected = _ItemsAt(self.items, None if len(rows) == len(self.items) else rows)
+            if _same(expected, items):
+                return rows, expected
         return None
 
     def _category_runs(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
@@ -122,7 +128,7 @@ class _Pass:
                 return table
         return None
 
-    def remember(self, items: list | np.ndarray, table: PayloadTable) -> None:
+    def remember(self, items: list | _ItemsAt, table: PayloadTable) -> None:
         """Remember ``items`` as resolved to ``table``: a list the pass owns (no caller changes it), or the
         identities of some of the pass's payloads (which the pass keeps alive, so the identities stay theirs)."""
         self.lists.setdefault(_fingerprint(items), []).append((items, table))
@@ -144,10 +150,28 @@ def reset_pass() -> None:
     STATE.scoring_pass = None
 
 
-def _same(a: Sequence[Any] | np.ndarray, b: Sequence[Any]) -> bool:
-    """Whether ``b`` holds the payloads ``a`` holds (a list the pass made) or names (identities), in that order."""
-    if isinstance(a, np.ndarray):
-        return len(a) == len(b) and bool(np.array_equal(a, list_ids(b)))
+@dataclass(frozen=True, eq=False)
+class _ItemsAt:
+    """Some of the pass's payloads, remembered by where they are: ``items[at]`` of a list the pass owns (``at``
+    increasing), or all of ``items``. Compared slice by slice (:func:`same_items`), so a remembered subset costs
+    no array of its own."""
+
+    items: list
+    at: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.items if self.at is None else self.at)
+
+    def ids(self, positions: list[int]) -> list[int]:
+        """The identities at ``positions`` of this list."""
+        where = positions if self.at is None else self.at[positions].tolist()
+        return [id(self.items[i]) for i in where]
+
+
+def _same(a: Sequence[Any] | _ItemsAt, b: Sequence[Any]) -> bool:
+    """Whether ``b`` holds the payloads ``a`` holds (a list the pass made, or some of its payloads), in order."""
+    if isinstance(a, _ItemsAt):
+        return same_items(b, a.items, a.at)
     if a is b:
         return True
     if len(a) != len(b) or not isinstance(b, list):
@@ -167,13 +191,13 @@ def _probes(n: int) -> range:
     return range(0, n, max(1, n // 64)) if n else range(0)
 
 
-def _fingerprint(items: Sequence[Any] | np.ndarray) -> tuple:
-    """The length and the identities at :func:`_probes`' positions and the last, of a list or of identities."""
+def _fingerprint(items: Sequence[Any] | _ItemsAt) -> tuple:
+    """The length and the identities at :func:`_probes`' positions and the last, of a list (or :class:`_ItemsAt`)."""
     n = len(items)
     if not n:
         return (0,)
-    if isinstance(items, np.ndarray):
-        return (n, *items[[*_probes(n), n - 1]].tolist())
+    if isinstance(items, _ItemsAt):
+        return (n, *items.ids([*_probes(n), n - 1]))
     return (n, *map(id, _probe(n)(items)))
 
 
@@ -206,7 +230,8 @@ def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
         found = current.category_rows(items) or _rows_in(current, items)
         if found is not None:  # some of the pass's payloads: a subset of its table, remembered by their identities
             rows, ids = found
-            table = current.table.subset(rows, _Gathered(current.items, current.table.source[rows]))
+            whole = len(current.table.source) == len(current.items)  # every payload a row: source is positions
+            table = current.table.subset(rows, _Gathered(current.items, rows if whole else current.table.source[rows]))
             current.remember(ids, table)
             return table
     check_scored_selected(label)  # once per pass: before the first number of a task is computed
@@ -242,7 +267,7 @@ def check_scored_selected(label: str = "") -> None:
         )
 
 
-def _rows_in(current: _Pass, items: Sequence[Payload]) -> tuple[np.ndarray, np.ndarray] | None:
+def _rows_in(current: _Pass, items: Sequence[Payload]) -> tuple[np.ndarray, _ItemsAt] | None:
     """Rows of ``items`` in the pass's table (and their identities) when each is one of its payloads, once; else
     None."""
     if len(items) > len(current.table.source) or not current.may_hold(items):
@@ -251,7 +276,10 @@ def _rows_in(current: _Pass, items: Sequence[Payload]) -> tuple[np.ndarray, np.n
     rows = current.rows_of(ids)
     if (rows < 0).any() or (len(rows) and np.bincount(rows).max() > 1):
         return None
-    return rows, ids
+    at = current.table.source[rows]
+    if len(at) < 2 or bool((at[1:] > at[:-1]).all()):
+        return rows, _ItemsAt(current.items, at)
+    return rows, _ItemsAt(gather(current.items, at))  # another order: a list of them, which the pass owns
 
 
 class _Gathered(Sequence):

@@ -71,11 +71,27 @@ def factorize_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     import pandas as pd
 
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else np.zeros(0, np.intp)
-    run_codes, distinct = pd.factorize(keys[starts], sort=False)
-    return run_codes, np.diff(np.append(starts, len(keys))), starts[first_positions(run_codes)], distinct
+    run_keys = keys[starts]
+    lengths = np.empty_like(starts)  # each run's length: to the next start, the last to the end
+    np.subtract(starts[1:], starts[:-1], out=lengths[:-1])
+    lengths[-1:] = len(keys) - starts[-1:]
+    if _distinct(run_keys):  # each run its own group (the usual case): first-seen codes are 0, 1, ...
+        return np.arange(len(run_keys)), lengths, starts, run_keys
+    run_codes, distinct = pd.factorize(run_keys, sort=False)
+    return run_codes, lengths, starts[first_positions(run_codes)], distinct
 
 
-def _factorize_roles(items: Sequence[Any], keys: np.ndarray) -> tuple[np.ndarray, list]:
+def _distinct(values: np.ndarray) -> bool:
+    """Whether no value of ``values`` (integers) repeats: by sorting, which numpy does about ten times faster than
+    pandas hashes (and with no hash table's memory); a repeat among the first few settles it early."""
+    head = np.sort(values[:1024])
+    if bool((head[1:] == head[:-1]).any()):
+        return False
+    ranked = np.sort(values)
+    return not bool((ranked[1:] == ranked[:-1]).any())
+
+
+def _factorize_roles(items: Sequence[Any], keys: np.ndarray, chunk: int = 1 << 16) -> tuple[np.ndarray, list]:
     """First-seen role codes of ready-made rows from their role ``keys`` (interned: identity is equality), and the
     role of each code."""
     import pandas as pd
@@ -84,12 +100,19 @@ def _factorize_roles(items: Sequence[Any], keys: np.ndarray) -> tuple[np.ndarray
     codes = None
     if 0 < len(distinct) <= 256:
         # Few roles: each key's code by a binary search among them (no hash table over a million keys), kept
-        # only if every key is one of them.
+        # only if every key is one of them. In chunks: the positions (8 bytes a key) stay in a cache and their
+        # memory is reused, where a million of them at once would be fresh pages to fault in.
         order = np.argsort(distinct)  # sorted position -> first-seen code
-        ranked = distinct[order]
-        at = np.searchsorted(ranked, keys).clip(max=len(distinct) - 1)
-        if bool(np.array_equal(ranked[at], keys)):
-            codes = order.astype(np.uint8)[at]  # first-seen codes, as pandas gives them (the prefix saw every role)
+        ranked, code_of = distinct[order], order.astype(np.uint8)
+        codes = np.empty(len(keys), np.uint8)
+        for i in range(0, len(keys), chunk):
+            part = keys[i : i + chunk]
+            at = np.searchsorted(ranked, part)
+            np.minimum(at, len(ranked) - 1, out=at)
+            if not bool(np.array_equal(ranked[at], part)):
+                codes = None  # a role the prefix did not see
+                break
+            codes[i : i + chunk] = code_of[at]  # first-seen codes, as pandas gives them
     if codes is None:
         codes, distinct = pd.factorize(keys, sort=False)
     first = first_positions(codes[: len(head)])
@@ -108,19 +131,39 @@ def _increasing(values: np.ndarray, chunk: int = 1 << 16) -> bool:
     return True
 
 
+def _keys_increase(group: np.ndarray, role: np.ndarray, roles: int, wide: type, chunk: int = 1 << 16) -> bool:
+    """Whether the row keys ``group * roles + role`` strictly increase, made a chunk at a time: at a million rows
+    the whole key would be fresh memory, and it is only needed when a question repeats."""
+    last = None
+    for i in range(0, len(group), chunk):
+        part = np.multiply(group[i : i + chunk], roles, dtype=wide)
+        part += role[i : i + chunk]
+        if (last is not None and part[0] <= last) or not bool((part[1:] > part[:-1]).all()):
+            return False
+        last = part[-1]
+    return True
+
+
 def _first_of_each(key: np.ndarray) -> np.ndarray:
     """Positions of the first occurrence of each value of ``key`` (non-negative codes), in order."""
     if _increasing(key):
-        return np.arange(len(key))  # no repeat (the usual case: a group's questions in a row, roles in order)
+        return _positions(len(key))  # no repeat (the usual case: a group's questions in a row, roles in order)
     top = int(key.max())
     if top < 8 * len(key) + 1024 and (not len(key) or key.min() >= 0):  # a dense range: mark, no hashing
         seen = np.zeros(top + 1, dtype=bool)
         seen[key] = True
         if int(np.count_nonzero(seen)) == len(key):
-            return np.arange(len(key))  # no repeated question (the usual case)
+            return _positions(len(key))  # no repeated question (the usual case)
     import pandas as pd
 
     return np.flatnonzero(~pd.Series(key).duplicated().to_numpy())  # hashing, no sort
+
+
+def _positions(n: int) -> np.ndarray:
+    """0, 1, ..., n - 1 in the smallest index type, read-only (a table's :meth:`PayloadTable.positions`)."""
+    out = np.arange(n, dtype=np.int32 if n < 2**31 else np.intp)
+    out.flags.writeable = False
+    return out
 
 
 def gather(items: Sequence[Any], at: np.ndarray) -> list:
@@ -259,9 +302,12 @@ class PayloadTable:
         errors = int((flags >> ERRORS_SHIFT).sum()) if present >> ERRORS_SHIFT else 0
         roles = max(1, len(role_names))
         wide = np.int32 if len(group_size) * roles < 2**31 else np.int64
-        key = np.multiply(group_codes, roles, dtype=wide)
-        key += role_codes.astype(wide, copy=False)
-        keep = _first_of_each(key)
+        if _keys_increase(group_codes, role_codes, roles, wide):
+            keep = _positions(n)  # no repeat (the usual case: a group's questions in a row, roles in order)
+        else:
+            key = np.multiply(group_codes, roles, dtype=wide)
+            key += role_codes.astype(wide, copy=False)
+            keep = _first_of_each(key)
         if len(keep) < n:
             _check_duplicates(items, key, keep, label)
             group_codes, role_codes, flags = group_codes[keep], role_codes[keep], flags[keep]
@@ -271,6 +317,8 @@ class PayloadTable:
             group_size, group_names, np.asarray(role_names, dtype=object), n - len(keep),
             flags=flags, parser_errors=errors, group_key_index=key_index,
         )  # fmt: skip
+        if len(keep) == n:  # every payload a row: the source is the positions (one array for both)
+            table._shared["positions"] = keep
         if present & REPEATS:
             rows = _repeat_rows(items)
             k = _repeat_count(rows, label)
@@ -284,17 +332,23 @@ class PayloadTable:
 
     def subset(self, rows: np.ndarray, items: Sequence[Payload]) -> PayloadTable:
         """The table restricted to ``rows``, for ``items`` (one payload per row, in that order)."""
+        flags = None if self.flags is None else self.flags[rows]
         table = PayloadTable(
-            items, np.arange(len(rows)), self.group[rows], self.role[rows], self.correct[rows], self.invalid[rows],
+            items, self.positions()[: len(rows)], self.group[rows], self.role[rows],
+            self.correct[rows], self.invalid[rows],
             self.group_size, self.group_labels, self.role_names,
-            flags=None if self.flags is None else self.flags[rows],
-            parser_errors=0 if self.flags is None else int((self.flags[rows] >> ERRORS_SHIFT).sum()),
+            flags=flags, parser_errors=0 if flags is None else int((flags >> ERRORS_SHIFT).sum()),
         )  # fmt: skip
         if self.repeat_correct is not None and self.repeat_invalid is not None and self.consensus is not None:
             table.repeat_correct, table.repeat_invalid = self.repeat_correct[rows], self.repeat_invalid[rows]
             table.repeat_flags = None if self.repeat_flags is None else self.repeat_flags[rows]
             table.consensus = (self.consensus[0][rows], self.consensus[1][rows])
         return table
+
+    def positions(self) -> np.ndarray:
+        """0, 1, ... one per row (read-only; memoised: subsets of the table take views of it)."""
+
+        return self.shared("positions", lambda: _positions(len(self.group)))
 
     def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per table and its repeat views (per-row facts that do not depend on the reading)."""
