@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fast", "list_ids", "same_items"]
+__all__ = ["attribute_ids", "fast", "list_ids", "same_items"]
 
 _WORD = struct.calcsize("P")
 _HEAD = struct.Struct("nP")  # a list's ob_size and ob_item (its item array), after ob_refcnt and ob_type
@@ -70,7 +70,23 @@ def list_ids(items: Sequence[Any]) -> np.ndarray:
     return np.fromiter(map(id, items), np.uintp, n)
 
 
-_CHUNK = 1 << 15  # items per slice of same_items: 256 KiB of pointers, memory that is reused from slice to slice
+_CHUNK = 1 << 15  # items per slice: 256 KiB of pointers, memory that is reused from slice to slice
+
+
+def attribute_ids(items: Sequence[Any], name: str) -> np.ndarray:
+    """``id()`` of attribute ``name`` of each item, as an ``intp`` array (``AttributeError`` where one lacks it).
+
+    For attributes that hold a few shared objects: reading one is a reference to an object that stays in a cache,
+    where an integer attribute is an object of its own per item to read. Made a slice at a time, so no
+    million-item list of them exists.
+    """
+    n = len(items)
+    out = np.empty(n, np.intp)
+    get = operator.attrgetter(name)
+    for start in range(0, n, _CHUNK):
+        objects = list(map(get, items[start : start + _CHUNK]))
+        out[start : start + len(objects)] = list_ids(objects)
+    return out
 
 
 def _pointers(items: list, start: int, stop: int) -> bytes | None:

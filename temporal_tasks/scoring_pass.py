@@ -26,7 +26,7 @@ import numpy as np
 
 from temporal_tasks.compat import aggregation_selection
 from temporal_tasks.errors import DataError, exit_run
-from temporal_tasks.identities import list_ids, same_items
+from temporal_tasks.identities import attribute_ids, list_ids, same_items
 from temporal_tasks.rows import KEY_SHIFT, Payload
 from temporal_tasks.run_state import STATE
 from temporal_tasks.table import PayloadTable, factorize_runs, gather
@@ -93,7 +93,7 @@ class _Pass:
             return None
         if "categories" not in self.columns:
             try:  # each payload's shared category tuple (its identity: the few tuples stay in a cache)
-                keys = list_ids(list(map(operator.attrgetter("row_categories"), self.items))).view(np.intp)
+                keys = attribute_ids(self.items, "row_categories")
             except AttributeError:  # a payload without a ready-made row
                 keys = None
             self.columns["categories"] = None if keys is None else self._category_runs(keys)

@@ -8,12 +8,14 @@ import random
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from temporal_tasks import scoring_pass
 from temporal_tasks.rows import DISAGREE, READINGS, TRUNCATED, RowPayload, majority
 from temporal_tasks.run_state import STATE
 from temporal_tasks.scoring import Metric, MetricResult, bootstrap_ci, group_counts, payload_table, reset_pass, score
+from temporal_tasks.table import _keys_increase, factorize_runs
 
 
 def _payloads(groups: int, seed: int, size: int = 3) -> list[dict]:
@@ -210,3 +212,33 @@ def test_every_reading_at_once_equals_one_view_per_reading(metric, policy):
         assert together[:, :, 1].any()
         if metric.rule == "correct" or policy != "wrong":  # (a score rule reads one score: alike but for policies)
             assert (together != together[:, :1]).any()  # the readings differ
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_factorize_runs_matches_hashing_every_key(seed):
+    """Runs of equal keys factorized (distinct runs by sorting, else by hashing) equal pandas' first-seen codes of
+    every key: each run's code, its length, where each code first occurs and each code's key."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 3000))
+    pool = rng.integers(-(2**40), 2**40, size=max(1, [n, 5, 2000][seed % 3]))  # distinct, few, a repeat now and then
+    keys = np.repeat(rng.choice(pool, size=n), rng.integers(1, 5, size=n))[:n].astype(np.int64)
+    run_codes, lengths, first, distinct = factorize_runs(keys)
+    codes, uniques = pd.factorize(keys, sort=False)
+    assert np.repeat(run_codes, lengths).tolist() == codes.tolist()
+    assert distinct.tolist() == uniques.tolist()
+    assert first.tolist() == [int(np.flatnonzero(codes == c)[0]) for c in range(len(uniques))]
+
+
+@pytest.mark.parametrize("order", ["sorted", "swap_at_chunk_edge", "repeat", "shuffled"])
+def test_row_keys_increase_checked_chunk_by_chunk(order):
+    group, role = np.repeat(np.arange(5000, dtype=np.int32), 4), np.tile(np.arange(4, dtype=np.uint8), 5000)
+    if order == "swap_at_chunk_edge":  # two rows that straddle a chunk's edge
+        group[[99, 100]], role[[99, 100]] = group[[100, 99]], role[[100, 99]]
+    elif order == "repeat":
+        group[-1], role[-1] = group[-2], role[-2]
+    elif order == "shuffled":
+        at = np.random.default_rng(0).permutation(len(group))
+        group, role = group[at], role[at]
+    whole = group.astype(np.int64) * 4 + role
+    assert _keys_increase(group, role, 4, np.int32, chunk=100) == bool((whole[1:] > whole[:-1]).all())
+    assert _keys_increase(group, role, 4, np.int32, chunk=100) == (order == "sorted")
