@@ -83,11 +83,9 @@ def factorize_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _distinct(values: np.ndarray) -> bool:
     """Whether no value of ``values`` (integers) repeats: by sorting, which numpy does about ten times faster than
-    pandas hashes (and with no hash table's memory); a repeat among the first few settles it early."""
-    head = np.sort(values[:1024])
-    if bool((head[1:] == head[:-1]).any()):
-        return False
-    ranked = np.sort(values)
+    pandas hashes (and with no hash table's memory)."""
+    head = np.sort(values[:1024])  # a repeat among the first few settles it early
+    ranked = head if bool((head[1:] == head[:-1]).any()) else np.sort(values)
     return not bool((ranked[1:] == ranked[:-1]).any())
 
 
