@@ -426,7 +426,7 @@ class PayloadTable:
             # Each row's complete group, or a last bin that collects the rows of incomplete groups (dropped below).
             n_complete = int(complete.sum())
             bins = np.where(complete, np.cumsum(complete) - 1, n_complete).astype(np.int32)
-            self._shared["complete_rows"] = (bins[rows], n_complete)
+            self._shared["complete_rows"] = (rows if n_complete == len(complete) else bins[rows], n_complete)
         index, n_complete = self._shared["complete_rows"]
         if mask.ndim == 1:
             return np.bincount(index[mask], minlength=n_complete + 1)[:n_complete]
@@ -440,8 +440,8 @@ class PayloadTable:
         cache_key = ("group_rows", id(seen))
         if cache_key not in self._shared or self._shared[cache_key][0] is not seen:
             where = np.full(len(self.group_size), -1, dtype=np.int32 if len(seen) < 2**31 else np.int64)
-            where[seen] = np.arange(len(seen))
-            self._shared[cache_key] = (seen, where[self.group])
+            where[seen] = np.arange(len(seen))  # with every group seen, 0, 1, ...: the rows are the codes
+            self._shared[cache_key] = (seen, self.group if len(seen) == len(where) else where[self.group])
         return self._shared[cache_key][1]
 
     def role_matrix(self, rows: np.ndarray, values: np.ndarray, fill: Any = False) -> np.ndarray:
