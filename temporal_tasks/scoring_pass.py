@@ -8,10 +8,11 @@ pass is freed. Correctness never depends on a cache hit.
 Each metric key hands over its own list of the same objects. A list met before is recognised by its length and
 the identities at 64 spread positions, then confirmed by list ``==`` (one C loop over pointers, about a
 millisecond a million); a category key's list is found from the ready-made rows' category slugs and confirmed
-by the identities of all its items (:func:`temporal_tasks.identities.list_ids`, which touches no payload); any
-other list is matched to the pass's payloads by identity (a subset) or starts a new pass. A subset's table
-gathers its payloads only when a metric reads a payload field. So a million payloads are read once per column,
-not once per metric key.
+by the identities of all its items, compared with the pass's list slice by slice
+(:func:`temporal_tasks.identities.same_items`, which touches no payload); any other list is matched to the pass's
+payloads by identity (a subset) or starts a new pass. A subset is remembered by its positions in the pass's list,
+and its table gathers its payloads only when a metric reads a payload field. So a million payloads are read once
+per column, not once per metric key.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class _Pass:
             rows = self.columns[("category", category)]
             if len(rows) != len(items) or not all(items[i] is self.items[rows[i]] for i in _probes(len(items))):
                 continue  # identities at spread positions first: a list equal only in content is not compared
-            # rows increase, so all of them are 0, 1, ...: the identities themselves
+            # rows increase: as many as the payloads, they are 0, 1, ... (the whole list)
             expected = _ItemsAt(self.items, None if len(rows) == len(self.items) else rows)
             if _same(expected, items):
                 return rows, expected
@@ -129,8 +130,8 @@ class _Pass:
         return None
 
     def remember(self, items: list | _ItemsAt, table: PayloadTable) -> None:
-        """Remember ``items`` as resolved to ``table``: a list the pass owns (no caller changes it), or the
-        identities of some of the pass's payloads (which the pass keeps alive, so the identities stay theirs)."""
+        """Remember ``items`` as resolved to ``table``: a list the pass owns (no caller changes it), or some of the
+        pass's payloads by their positions in its list (:class:`_ItemsAt`)."""
         self.lists.setdefault(_fingerprint(items), []).append((items, table))
 
 
@@ -228,7 +229,7 @@ def payload_table(items: Sequence[Payload], label: str = "") -> PayloadTable:
         if table is not None:
             return table
         found = current.category_rows(items) or _rows_in(current, items)
-        if found is not None:  # some of the pass's payloads: a subset of its table, remembered by their identities
+        if found is not None:  # some of the pass's payloads: a subset of its table, remembered by their positions
             rows, ids = found
             whole = len(current.table.source) == len(current.items)  # every payload a row: source is positions
             table = current.table.subset(rows, _Gathered(current.items, rows if whole else current.table.source[rows]))
