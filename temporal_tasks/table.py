@@ -119,16 +119,6 @@ def _factorize_roles(items: Sequence[Any], keys: np.ndarray, chunk: int = 1 << 1
     return codes, [items[i].row_role for i in first.tolist()]
 
 
-def _increasing(values: np.ndarray, chunk: int = 1 << 16) -> bool:
-    """Whether ``values`` strictly increase; in chunks, whose temporaries stay in a cache at a million rows."""
-    last = len(values) - 1  # values[i + 1] > values[i] for every i < last
-    for i in range(0, last, chunk):
-        end = min(i + chunk, last)
-        if not bool((values[i + 1 : end + 1] > values[i:end]).all()):
-            return False
-    return True
-
-
 def _keys_increase(group: np.ndarray, role: np.ndarray, roles: int, wide: type, chunk: int = 1 << 16) -> bool:
     """Whether the row keys ``group * roles + role`` strictly increase, made a chunk at a time: at a million rows
     the whole key would be fresh memory, and it is only needed when a question repeats."""
@@ -143,9 +133,8 @@ def _keys_increase(group: np.ndarray, role: np.ndarray, roles: int, wide: type, 
 
 
 def _first_of_each(key: np.ndarray) -> np.ndarray:
-    """Positions of the first occurrence of each value of ``key`` (non-negative codes), in order."""
-    if _increasing(key):
-        return _positions(len(key))  # no repeat (the usual case: a group's questions in a row, roles in order)
+    """Positions of the first occurrence of each value of ``key`` (non-negative codes), in order. For keys that do
+    not increase: the usual case, increasing keys, is told by :func:`_keys_increase` without making them."""
     top = int(key.max())
     if top < 8 * len(key) + 1024 and (not len(key) or key.min() >= 0):  # a dense range: mark, no hashing
         seen = np.zeros(top + 1, dtype=bool)
@@ -345,7 +334,6 @@ class PayloadTable:
 
     def positions(self) -> np.ndarray:
         """0, 1, ... one per row (read-only; memoised: subsets of the table take views of it)."""
-
         return self.shared("positions", lambda: _positions(len(self.group)))
 
     def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
