@@ -2,8 +2,8 @@
 
 Every headline metric of our benchmarks is a function over groups (a Vinoground pair, a TimeBlind
 instance, a TemporalBench video, a VELOCITI row): per group, right units out of units (see
-:class:`temporal_tasks.scoring.GroupOutcomes`, built by each benchmark's ``GROUP_OUTCOMES``, the same code
-its CIs use). Two runs of the same questions are compared on the groups both scored completely:
+:class:`temporal_tasks.scoring.bootstrap.GroupOutcomes`, given by the metric's own aggregation: the counts its value
+and CI come from). Two runs of the same questions are compared on the groups both scored completely:
 
 * ``diff`` = NEW - BASE on those groups, exactly;
 * its 95% CI from a paired bootstrap: the same resampled groups (within strata, e.g. VELOCITI's tests) for
@@ -22,7 +22,6 @@ refused unless ``force``, naming the difference.
 from __future__ import annotations
 
 import csv
-import importlib
 import json
 import math
 from collections.abc import Callable
@@ -36,12 +35,12 @@ from temporal_tasks.errors import DataError
 from temporal_tasks.provenance import differences
 from temporal_tasks.rescore import find_sample_files, parser_env, task_items
 from temporal_tasks.samples import scorable_lines
-from temporal_tasks.scoring import stratified_percent
+from temporal_tasks.scoring.aggregations import Aggregation
+from temporal_tasks.scoring.bootstrap import stratified_percent
 from temporal_tasks.task_configs import resolve_function, task_config
 
 ITERATIONS = 2000
 SEED = 20261125
-_CATEGORY_SUFFIXES = ("_category", "_subset", "_test")
 
 
 @dataclass
@@ -59,23 +58,15 @@ class Comparison:
     groups: int
 
 
-def _outcome_function(ref: object) -> tuple[Callable | None, bool]:
-    """``(items -> GroupOutcomes, is a category key)`` of a metric's aggregation, or ``(None, False)``."""
-    if not (isinstance(ref, tuple) and ref[0] == "!function"):
-        return None, False
-
-    module, _, name = ref[1].rpartition(".")
-    table = getattr(importlib.import_module(module), "GROUP_OUTCOMES", {})
-    return table.get(name), name.endswith(_CATEGORY_SUFFIXES)
-
-
 def comparable_metrics(task: str, categories: bool = False) -> list[tuple[str, Callable, Callable]]:
-    """``(metric key, aggregation, outcomes function)`` for the metrics of ``task`` that ``compare`` tests."""
+    """``(metric key, aggregation, outcomes function)`` for the metrics of ``task`` that ``compare`` tests: the group
+    metrics whose aggregation gives its group outcomes (per-category keys with ``categories``)."""
     out = []
     for m in task_config(task)["metric_list"]:
-        fn, is_category = _outcome_function(m["aggregation"])
-        if fn is not None and (categories or not is_category):
-            out.append((m["metric"], resolve_function(m["aggregation"]), fn))
+        ref = m["aggregation"]
+        fn = resolve_function(ref) if isinstance(ref, tuple) and ref[0] == "!function" else None
+        if isinstance(fn, Aggregation) and fn.group_outcomes is not None and (categories or not fn.category):
+            out.append((m["metric"], fn, fn.outcomes))
     return out
 
 
@@ -84,16 +75,18 @@ def paired_test(
     new: np.ndarray,
     strata: list[str] | None = None,
     *,
+    order: tuple[str, ...] = (),
     iters: int = ITERATIONS,
     seed: int = SEED,
 ) -> tuple[float, float, float, float, float, float]:
     """``(base value, new value, diff, ci_low, ci_high, p_value)`` of per-group ``[right, units]`` rows, paired.
 
-    Rows are aligned (row i is the same group in both). The statistic is :func:`stratified_percent`.
+    Rows are aligned (row i is the same group in both). The statistic is :func:`stratified_percent`, summed in
+    ``order`` (the metric's strata order, as the run's value is).
     """
     base = np.asarray(base, dtype=np.int64).reshape(-1, 2)
     new = np.asarray(new, dtype=np.int64).reshape(-1, 2)
-    vb, vn = stratified_percent(base, strata), stratified_percent(new, strata)
+    vb, vn = stratified_percent(base, strata, order), stratified_percent(new, strata, order)
     diff = vn - vb
     if len(base) == 0 or math.isnan(diff):
         return vb, vn, diff, math.nan, math.nan, math.nan
@@ -189,7 +182,9 @@ def compare_runs(
             bi = np.asarray([i for i, _ in common], dtype=np.int64)
             ni = np.asarray([j for _, j in common], dtype=np.int64)
             strata = [ob.strata[i] for i in bi] if ob.strata is not None else None
-            vb, vn, diff, low, high, p = paired_test(ob.counts[bi], on.counts[ni], strata, iters=iters, seed=seed)
+            vb, vn, diff, low, high, p = paired_test(
+                ob.counts[bi], on.counts[ni], strata, order=ob.order, iters=iters, seed=seed
+            )
             rows.append(Comparison(task, key, vb, vn, diff, low, high, p, len(common)))
             if len(common) < max(len(ob.ids), len(on.ids)):
                 notes.append(

@@ -8,7 +8,7 @@ baked into the ``lm_eval_text`` field), same ``process_results`` and aggregation
 metric keys. Only the task files differ, and they are generated from the lmms-eval configs
 (:func:`render_yaml`; ``python -m temporal_tasks.lm_eval_tasks`` rewrites them, a test checks
 they are current). lm-eval's ``!function m.f`` loads ``m.py`` from the YAML's folder, so that
-folder holds one-line shims per benchmark re-exporting this module and the benchmark module
+folder holds shims per benchmark re-exporting this module, the benchmark module and its aggregations
 (:func:`render_shim`, also generated). The tasks are the ``blind`` variants the benchmark specs declare.
 """
 
@@ -21,8 +21,8 @@ from pathlib import Path
 from temporal_tasks import lm_eval_tasks_dir
 from temporal_tasks.benchmarks import get, registered
 from temporal_tasks.data import language_only
-from temporal_tasks.diagnostics import parse_disagreement, truncated_rate
 from temporal_tasks.doc_hooks import doc_to_text
+from temporal_tasks.scoring import aggregations
 from temporal_tasks.task_configs import load_task_yaml, our_tasks, resolve_function
 
 # lm-eval task -> its benchmark (the shim file's name): the blind variant of each benchmark's main task.
@@ -30,11 +30,7 @@ BLIND_TASKS: dict[str, str] = {spec.blind: name for name, spec in registered().i
 PACKAGE = "temporal_tasks."
 GEN_KWARGS_MAP = {"max_new_tokens": "max_gen_toks"}  # lmms-eval's generation keys -> lm-eval's
 
-# parse_disagreement and truncated_rate are re-exported: the shims expose them like the modules' own aggregations.
-__all__ = [
-    "BLIND_TASKS", "blind_docs", "parse_disagreement", "render_yaml", "truncated_rate", "write_yamls",
-    *(f"{t}_dataset" for t in BLIND_TASKS),
-]  # fmt: skip
+__all__ = ["BLIND_TASKS", "blind_docs", "render_yaml", "write_yamls", *(f"{t}_dataset" for t in BLIND_TASKS)]
 
 
 def _config(task: str) -> dict:
@@ -79,16 +75,22 @@ def _fn(ref, shim: str) -> str:
 
 
 def render_shim(benchmark: str) -> str:
-    """The shim ``<benchmark>.py`` lm-eval's ``!function`` loads: this module, and the benchmark's modules that
-    hold its blind task's ``process_results`` and aggregations (sorted, as ruff orders imports)."""
+    """The shim ``<benchmark>.py`` lm-eval's ``!function`` loads: this module, the benchmark's modules that hold
+    its blind task's ``process_results``, and its aggregations by name (sorted, as ruff orders imports)."""
     spec = get(benchmark)
     cfg = _config(spec.blind)
     refs = [cfg["process_results"], *(m["aggregation"] for m in cfg["metric_list"])]
     own = {ref[1].rpartition(".")[0] for ref in refs if ref[1].startswith(spec.package + ".")}
+    named = sorted({ref[1].rpartition(".")[2] for ref in refs if ref[1].rpartition(".")[0] == aggregations.__name__})
     lines = [
         f"# lm-eval loads `!function {benchmark}.<name>` from this file: re-export the package's functions "
         "(no logic here).",
         *(f"from {module} import *  # noqa: F403" for module in sorted({*own, "temporal_tasks.lm_eval_tasks"})),
+        *(
+            [f"from {aggregations.__name__} import (", *(f"    {n},  # noqa: F401" for n in named), ")"]
+            if named
+            else []
+        ),
     ]
     return "\n".join(lines) + "\n"
 

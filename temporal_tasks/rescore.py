@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from temporal_tasks.errors import DataError
-from temporal_tasks.payloads import reading
 from temporal_tasks.runs import Run, choose_run, find_runs
 from temporal_tasks.samples import fed_keys, line_payload, line_payloads, scorable_lines
+from temporal_tasks.scoring.payloads import reading
 from temporal_tasks.task_configs import resolve_function, task_config
 
 

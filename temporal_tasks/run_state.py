@@ -40,8 +40,8 @@ class RunState:
     deferred: dict[tuple[str, str], list[dict]] = field(default_factory=dict)
     # background builders of derived videos, by label (each shut down at reset).
     builders: dict[str, Any] = field(default_factory=dict)
-    # table: the current aggregation pass (payloads and their table), replaced by each new payload set.
-    scoring_pass: Any = None
+    # scoring.metrics: the payload lists aggregated in this evaluation, with their tables and results (the last few).
+    tables: list[Any] = field(default_factory=list)
 
     def builder(self, label: str, make: Callable[[], Any]) -> Any:
         """The background builder ``label`` of this evaluation, made by ``make()`` on first use."""

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.errors import DataError
-from temporal_tasks.payloads import SAME_AS
 from temporal_tasks.provenance import data_record, from_results
 from temporal_tasks.runs import read_samples
+from temporal_tasks.scoring.payloads import SAME_AS
 from temporal_tasks.task_configs import resolve_function, task_config
 from temporal_tasks.task_docs import task_docs as docs_of
 

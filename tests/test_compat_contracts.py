@@ -71,7 +71,7 @@ def test_contract_aggregations_know_their_task_name_and_generation_kwargs():
 def test_aggregating_task_outside_lmms_eval_is_named_generically():
     from temporal_tasks.compat import aggregating_task
 
-    assert aggregating_task() == ("this task", None)
+    assert aggregating_task() == (None, None)
 
 
 def test_contract_video_models_keep_their_frame_count_as_an_attribute():
@@ -409,7 +409,7 @@ def test_aggregating_task_keeps_no_caller_local_alive():
         def inner() -> tuple:
             return aggregating_task()
 
-        assert inner() == ("this task", None)
+        assert inner() == (None, None)
         del big
         return ref() is None
 

@@ -9,7 +9,7 @@ import pytest
 
 from temporal_tasks import contracts
 from temporal_tasks.benchmarks import registered
-from temporal_tasks.payloads import make_payload
+from temporal_tasks.scoring.payloads import make_payload
 
 HOOKS = {
     "check": contracts.CheckHook,

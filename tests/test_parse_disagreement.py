@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 import random
+from types import SimpleNamespace
 
 import pytest
 
 from temporal_tasks.cli import our_tasks
-from temporal_tasks.diagnostics import parse_disagreement
 from temporal_tasks.parsing import option
-from temporal_tasks.payloads import make_payload
 from temporal_tasks.rescore import reparse, task_config
+from temporal_tasks.scoring.aggregations import functions, parse_disagreement
+from temporal_tasks.scoring.payloads import make_payload
 
 TEXT_OPTIONS = [option("A", "a woman talks to a man"), option("B", "a man is waving")]
 
@@ -102,7 +103,9 @@ def test_every_generate_task_reports_parse_disagreement():
         names = [m["metric"] for m in metrics]
         at = names.index("parse_disagreement")
         assert names[at - 1] == "invalid_rate", task
-        assert metrics[at]["aggregation"] == ("!function", "temporal_tasks.diagnostics.parse_disagreement"), task
+        bench = task.split("_")[0]
+        want = f"temporal_tasks.scoring.aggregations.{bench}__parse_disagreement"
+        assert metrics[at]["aggregation"] == ("!function", want), task
         assert metrics[at]["higher_is_better"] is False, task
 
 
@@ -134,9 +137,10 @@ def test_every_loader_passes_the_options_it_shows(offline_env):
 
 
 def test_parse_disagreement_shares_the_table_of_other_keys():
-    # 300 groups of 4 (>= 1000 payloads: the core indexes the table so subsets reuse its rows).
+    # 300 groups of 4; the other keys of the task share one table.
     # In group g, question r differs iff (g + r) % 3 == 0: answer "(A)" (robust A, official None), else "A".
-    from temporal_tasks.question_rates import question_rate
+    from temporal_tasks.scoring.metrics import question_rate
+    from temporal_tasks.scoring.table import INVALID
 
     items = []
     for g in range(300):
@@ -144,12 +148,11 @@ def test_parse_disagreement_shares_the_table_of_other_keys():
             answer = "(A)" if (g + r) % 3 == 0 else "A"
             items.append(make_payload(_doc(f"g{g}", f"r{r}", 4, gold="A"), answer))
     expected_all = 100 * sum((g + r) % 3 == 0 for g in range(300) for r in range(4)) / 1200
-    question_rate([dict(p) for p in items], "invalid")  # unrelated work first (another payload set)
-    from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
-
-    timeblind_agg.trial_acc(list(items))  # builds and indexes the shared table, as the headline key does
+    question_rate([dict(p, correct=not p["correct"]) for p in items], INVALID)  # unrelated work first
+    timeblind_agg = SimpleNamespace(**functions("timeblind"))
+    timeblind_agg.trial_acc(list(items))  # builds the shared table, as the headline key does
     assert parse_disagreement(list(items)) == pytest.approx(expected_all)
-    # a category-style subset of whole groups (the table's rows are reused by identity)
+    # a category-style subset of whole groups (made from the shared table's columns)
     subset = [p for p in items if int(p["group_id"][1:]) % 5 == 0]
     expected_sub = 100 * sum((g + r) % 3 == 0 for g in range(0, 300, 5) for r in range(4)) / len(subset)
     assert parse_disagreement(subset) == pytest.approx(expected_sub)

@@ -13,16 +13,23 @@ import random
 import statistics
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from temporal_tasks import doc_hooks, payloads
-from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
+from temporal_tasks import doc_hooks
+from temporal_tasks.benchmarks.spec import Metric
+from temporal_tasks.benchmarks.timeblind import ROLES
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-from temporal_tasks.scoring import Metric, bootstrap_ci, bootstrap_ci_repeats, reset_pass, score
+from temporal_tasks.scoring import payloads
+from temporal_tasks.scoring.aggregations import functions
+from temporal_tasks.scoring.bootstrap import bootstrap_ci, bootstrap_ci_repeats
+from temporal_tasks.scoring.metrics import reset_tables, score
+from temporal_tasks.scoring.table import majority
 from tests.test_timeblind import official_get_scores
 
+timeblind_agg = SimpleNamespace(**functions("timeblind"))
 # Small TimeBlind fixture (4 instances x 4 trials, gold yes,no,no,yes / A,B,B,A): three repeats that differ.
 # By hand, per repeat: I-Acc 2/4, 2/4, 1/4 (instance 0 right in r0 only, 1 in r1 and r2, 2 in r0 and r1,
 # 3 never); trials 11/16, 11/16, 9/16; unreadable: question 3's third answer only.
@@ -46,7 +53,7 @@ def _payloads(docs: list[dict], answers: dict) -> list[dict]:
 
 @pytest.fixture
 def tb_docs(offline_env) -> list[dict]:
-    reset_pass()
+    reset_tables()
     return timeblind.load_docs()
 
 
@@ -83,13 +90,12 @@ def test_timeblind_stability_by_hand(tb_docs):
     assert timeblind_agg.instance_acc_consistency_rate(items) == 25.0  # only instance 3 (never right) is stable
     assert timeblind_agg.instance_acc_repeat_sd(items) == pytest.approx(statistics.stdev([50, 50, 25]))
     assert timeblind_agg.trial_acc(items) == pytest.approx(100 * (11 + 11 + 9) / 48)
-    assert timeblind.invalid_rate(items) == pytest.approx(100 / 48)  # all k x 16 answers count
+    assert timeblind_agg.invalid_rate(items) == pytest.approx(100 / 48)  # all k x 16 answers count
     yes_no = [p for p in items if "yes_no" in p["categories"]]  # instances 0 (right in r0) and 1 (in r1, r2)
     assert (
-        timeblind_agg.instance_acc_category(yes_no) == 50.0
-        and timeblind_agg.instance_acc_category_repeat_sd(yes_no) == 0
+        timeblind_agg.instance_acc_yes_no(yes_no) == 50.0 and timeblind_agg.instance_acc_yes_no_repeat_sd(yes_no) == 0
     )
-    assert timeblind_agg.instance_acc_category_consistency_rate(yes_no) == 0.0
+    assert timeblind_agg.instance_acc_yes_no_consistency_rate(yes_no) == 0.0
     low, high = timeblind_agg.instance_acc_ci_low(items), timeblind_agg.instance_acc_ci_high(items)
     assert 0 <= low <= timeblind_agg.instance_acc(items) <= high <= 100
     # shuffled payload order: the same numbers
@@ -111,14 +117,12 @@ def test_truncated_group_left_out_of_every_repeat(tb_docs):
 def test_empty_answers_count_as_unreadable_in_every_repeat(tb_docs):
     answers = {d["question_id"]: ["", "Maybe", ""] for d in tb_docs}
     items = _payloads(tb_docs, answers)
-    assert timeblind.invalid_rate(items) == 100.0
+    assert timeblind_agg.invalid_rate(items) == 100.0
     assert timeblind_agg.instance_acc(items) == 0.0 and timeblind_agg.instance_acc_repeat_sd(items) == 0.0
     assert timeblind_agg.instance_acc_consistency_rate(items) == 100.0
 
 
 def test_majority_tie_is_unreadable():
-    from temporal_tasks.rows import majority
-
     assert majority(["yes", "no"]) is None and majority(["yes", "no", "no"]) == "no"
     assert majority([None, None, "yes"]) is None and majority(["A", "A", None, None]) is None
 
@@ -126,7 +130,7 @@ def test_majority_tie_is_unreadable():
 def test_one_answer_per_question_path_unchanged(tb_docs):
     items = [timeblind.process_results(d, [SMALL[d["question_id"]][0] if isinstance(SMALL[d["question_id"]], list)
                                            else SMALL[d["question_id"]]])["instance_acc"] for d in tb_docs]  # fmt: skip
-    result = score(items, Metric((timeblind.ROLES,)), label="t", key="instance_acc")
+    result = score(items, Metric((ROLES,)), label="t", key="instance_acc")
     assert result.value == 50.0 and math.isnan(result.consensus_accuracy) and math.isnan(result.repeat_sd)
 
 
@@ -322,7 +326,6 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
     """Each group metric under --repeats 3 = the mean of three one-answer runs (the k = 1 path as the oracle);
     consensus = the one-answer run on the majority answers; SD = their sample SD. Every generate benchmark,
     both parser modes (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
-    from temporal_tasks.payloads import is_group_metric
     from temporal_tasks.task_configs import resolve_function, task_config
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
@@ -337,7 +340,7 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
         given[d["question_id"]] = [spoken if rng.random() < 0.6 else rng.choice(ANSWER_POOL) for _ in range(K)]
 
     def aggregate(answer_of) -> dict[str, float]:
-        reset_pass()
+        reset_tables()
         items: dict[str, list] = {}
         for d in docs:
             for key, p in process(d, answer_of(d["question_id"])).items():
@@ -350,7 +353,7 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
     consensus = aggregate(lambda q: [_majority_answer(docs, q, given[q])])
     checked = 0
     for key, value in singles[0].items():
-        if not is_group_metric(key) or value != value:
+        if f"{key}_repeat_sd" not in sampled or value != value:  # a group metric: it has --repeats keys
             continue
         per_repeat = [s[key] for s in singles if s[key] == s[key]]  # a repeat with nothing to score has no value
         assert sampled[key] == pytest.approx(sum(per_repeat) / len(per_repeat), abs=1e-9), key

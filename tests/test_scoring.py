@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
 import pytest
 
-from temporal_tasks.payloads import make_payload, results_for
-from temporal_tasks.question_rates import complete_groups, question_rate
+from temporal_tasks.benchmarks.spec import Metric, MetricList, PerCategory, Strata, slug
 from temporal_tasks.run_state import STATE
-from temporal_tasks.scoring import Metric, payload_table, reset_pass, score, slug
+from temporal_tasks.scoring.bootstrap import bootstrap_ci
+from temporal_tasks.scoring.metrics import complete_groups, question_rate, reset_tables, score, scored
+from temporal_tasks.scoring.payloads import make_payload, results_for
+from temporal_tasks.scoring.table import INVALID
 
 
 def unit_accuracy(payloads, units, invalid="wrong") -> float:
-    """The core's value of a unit metric over ``payloads`` (a fresh pass each time: no cache is involved)."""
-    reset_pass()
+    """The core's value of a unit metric over ``payloads`` (no table kept from before: no cache is involved)."""
+    reset_tables()
     return score(payloads, Metric(units, invalid=invalid), label="test", key="m").value
 
 
 def invalid_rate(payloads) -> float:
-    reset_pass()
-    return question_rate(payloads, "invalid")
+    reset_tables()
+    return question_rate(payloads, INVALID)
 
 
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
@@ -83,9 +86,7 @@ def test_order_does_not_matter():
 def test_truncated_group_is_left_out_and_counted():
     payloads = _payloads({k: v for k, v in ANSWERS.items() if k < 6})  # --limit 6 cuts g1
     assert complete_groups(payloads) == 1
-    table = payload_table(payloads)
-    complete = table.matrices()[3]
-    assert complete.tolist().count(False) == 1  # g1 left out, and counted
+    assert scored(payloads).table.complete.tolist().count(False) == 1  # g1 left out, and counted
     assert unit_accuracy(payloads, "each") == 100.0
 
 
@@ -106,22 +107,39 @@ def test_garbage_answers_are_wrong_and_invalid(answer):
 
 def test_repeated_answer_is_ignored_but_conflicting_roles_raise():
     payloads = _payloads(ANSWERS)
-    reset_pass()
-    assert payload_table([*payloads, payloads[0]]).duplicates == 1
+    reset_tables()
+    assert scored([*payloads, payloads[0]]).table.duplicates == 1
     assert unit_accuracy([*payloads, payloads[0]], "each") == unit_accuracy(payloads, "each")
     clash = dict(payloads[1], question_id="other")
-    reset_pass()
+    reset_tables()
     with pytest.raises(ValueError, match="both claim role"):
-        payload_table([*payloads, clash])
+        scored([*payloads, clash])
+    # a repeated answer in a list made of an earlier list's columns (a category key's) counts once too
+    reset_tables()
+    again = dict(payloads[0])
+    assert scored([*payloads, again]).table.duplicates == 1
+    sub = scored([payloads[0], again, *payloads[1:4]])
+    assert (
+        sub.columns is STATE.tables[0].columns and sub.table.duplicates == 1 and sub.table.complete.tolist() == [True]
+    )
 
 
 def test_results_for_adds_category_keys():
     payload = make_payload(_doc(0, 0, ["Cross-Event_Comparison", "Structural Event Logic"]), "yes")
-    keys = results_for(payload, ["acc"], ["instance_acc"])
-    assert set(keys) == {"acc", "instance_acc_cross_event_comparison", "instance_acc_structural_event_logic"}
+    block = PerCategory(("instance_acc",), ("cross_event_comparison", "structural_event_logic", "speed"))
+    ml = MetricList("f.yaml", values={"acc": Metric(), "instance_acc": Metric()}, diagnostics=(), per_category=(block,))
+    keys = results_for(payload, ml, payload["categories"])
+    expected = {"acc", "instance_acc", "instance_acc_cross_event_comparison", "instance_acc_structural_event_logic"}
+    assert set(keys) == expected
+    # a category the list has no key for feeds none
+    assert set(results_for(payload, ml, ["Unknown tag"])) == {"acc", "instance_acc"}
     # no invalid_rate key: the first key holds the payload (less the answer) for the samples file, the others
     # share one object (one computation for a metric's keys)
-    assert keys["acc"] == {k: v for k, v in payload.items() if k != "answer"}
+    # the first key (no invalid_rate here) holds the payload, written without the answer; in the process it equals
+    # the other keys' shared object, so every key's list is the same list of payloads
+    assert keys["acc"] == payload and json.loads(json.dumps(keys["acc"])) == {
+        k: v for k, v in payload.items() if k != "answer"
+    }
     shared = keys["instance_acc_cross_event_comparison"]
     assert keys["instance_acc_structural_event_logic"] is shared and dict(shared) == payload
     assert "score" not in payload  # lmms-eval would compute a misleading per-question stderr from it
@@ -155,8 +173,6 @@ def _naive_bootstrap(counts, iters, seed, strata=None):
 
 
 def test_bootstrap_matches_textbook_resampling():
-    from temporal_tasks.scoring import bootstrap_ci
-
     rng = np.random.default_rng(0)
     right = rng.integers(0, 3, 300)
     counts = np.stack([right, np.full(300, 2)], axis=1)  # e.g. question_acc: 2 units per group
@@ -168,8 +184,6 @@ def test_bootstrap_matches_textbook_resampling():
 
 
 def test_bootstrap_with_strata_matches_textbook():
-    from temporal_tasks.scoring import bootstrap_ci
-
     rng = np.random.default_rng(5)
     counts = np.stack([rng.integers(0, 2, 240), np.ones(240, dtype=int)], axis=1)
     strata = [f"t{i % 3}" for i in range(240)]
@@ -179,24 +193,26 @@ def test_bootstrap_with_strata_matches_textbook():
 
 
 def test_bootstrap_edge_cases():
-    from temporal_tasks.scoring import bootstrap_ci
-
     assert bootstrap_ci(np.array([[1, 1]] * 50)) == (100.0, 100.0)
     assert all(math.isnan(x) for x in bootstrap_ci(np.zeros((0, 2))))
     assert all(math.isnan(x) for x in bootstrap_ci(np.array([[0, 0]] * 3)))  # nothing scorable
 
 
 def test_ci_aggregators_are_seeded_and_order_free():
-    from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
+    from temporal_tasks.scoring import aggregations
 
+    timeblind_agg = aggregations.functions("timeblind")
     payloads = _payloads({i: ("yes", "no", "no", "yes")[i % 4] if i % 5 else "maybe" for i in range(400)})
-    low, high = timeblind_agg.instance_acc_ci_low(payloads), timeblind_agg.instance_acc_ci_high(payloads)
-    value = timeblind_agg.instance_acc(payloads)
+    low, high = timeblind_agg["instance_acc_ci_low"](payloads), timeblind_agg["instance_acc_ci_high"](payloads)
+    value = timeblind_agg["instance_acc"](payloads)
     assert low <= value <= high and high - low > 1
     shuffled = list(payloads)
     random.Random(1).shuffle(shuffled)
-    copies = [dict(p) for p in shuffled]  # new objects: no memo hit, recomputed from scratch
-    assert (timeblind_agg.instance_acc_ci_low(copies), timeblind_agg.instance_acc_ci_high(copies)) == (low, high)
+    reset_tables()  # recomputed from scratch
+    assert (timeblind_agg["instance_acc_ci_low"](shuffled), timeblind_agg["instance_acc_ci_high"](shuffled)) == (
+        low,
+        high,
+    )
 
 
 # ----------------------------------------------------------------------------- the one core: policies and strata
@@ -218,19 +234,20 @@ def test_strata_mean_exclusion_order_and_policies():
         + _pair("c1", "ctl", "yes", "no")  # excluded stratum
         + _pair("cut", "t2", "yes", "no")[:1]  # a cut pair: left out everywhere
     )  # fmt: skip
-    wrong = Metric((("pos", "neg"),), strata="test", exclude_strata=("ctl",), expect_strata=2)
-    drop = Metric((("pos", "neg"),), invalid="drop_group", strata="test", exclude_strata=("ctl",))
+    strata = Strata("test", ("t1", "t2", "ctl"), exclude=("ctl",))
+    wrong = Metric((("pos", "neg"),), strata=strata)
+    drop = Metric((("pos", "neg"),), invalid="drop_group", strata=strata)
     for seed in range(4):
         random.Random(seed).shuffle(items)
-        reset_pass()
+        reset_tables()
         # t1: 1 of 3 (the unreadable pair is wrong), t2: 1 of 2 -> mean of 33.3 and 50
         assert score(items, wrong, label="v", key="s").value == pytest.approx((100 / 3 + 50) / 2)
         # drop_group: t1's unreadable pair leaves the denominator -> 1 of 2
         assert score(items, drop, label="v", key="s").value == pytest.approx(50.0)
-        one = Metric((("pos", "neg"),), strata="test", one_stratum=True)
-        assert score([p for p in items if p["test"] == "t2"], one, label="v", key="s_t2").value == 50.0
+        t2 = [p for p in items if p["test"] == "t2"]
+        assert score(t2, wrong, label="v", key="s_t2", one_stratum=True).value == 50.0
         with pytest.raises(ValueError, match="several strata"):
-            score(items, one, label="v", key="s_one")
+            score(items, wrong, label="v", key="s_one", one_stratum=True)
 
 
 def test_score_gt_rule_and_row_filter():
@@ -238,27 +255,35 @@ def test_score_gt_rule_and_row_filter():
         _pair("a", "t", "yes", "no", 0.9, 0.2) + _pair("b", "t", "no", "no", 0.4, 0.3)  # classic right, strict not
         + _pair("c", "t", None, "no", None, 0.1) + _pair("d", "t", "yes", "yes", 0.6, 0.7)
     )  # fmt: skip
-    reset_pass()
-    classic = Metric((("pos", "neg"),), rule="score_gt", score_field="p_yes")
+    reset_tables()
+    classic = Metric((("pos", "neg"),), score_gt="p_yes")
     assert score(items, classic, label="v", key="c").value == 50.0  # a, b (c has no score, d reversed)
     # a per-category key gets whole groups; only its category's questions are units
     for p in items:
         p["category"] = "Fine Action" if p["role"] == "pos" else "other"
-    row = Metric("each", row_field="category")
-    assert score(items, row, label="v", key="r", row_value="fine_action").value == 50.0  # pos right in a and d
-    assert score(items, Metric("all", row_field="category"), label="v", key="r2", row_value="other").value == 75.0
+    reset_tables()  # the payloads changed: a new evaluation
+    within = ("category", "fine_action")
+    assert score(items, Metric("each"), label="v", key="r", within=within).value == 50.0  # pos right in a and d
+    assert score(items, Metric("all"), label="v", key="r2", within=("category", "other")).value == 75.0
 
 
-def test_one_pass_at_a_time():
-
+def test_a_list_is_served_by_a_table_of_equal_content_only():
     first = _payloads(ANSWERS)
-    reset_pass()
-    unit_accuracy_value = score(first, Metric("each"), label="t", key="k").value
-    assert STATE.scoring_pass.items == first
-    second = _payloads({**ANSWERS, 11: "yes"})  # another payload set: a new pass; the first one is freed
-    assert score(second, Metric("each"), label="t", key="k").value == pytest.approx(unit_accuracy_value + 100 / 12)
-    assert STATE.scoring_pass is not None and STATE.scoring_pass.items[0] is second[0]
-    # a subset of the current payload set reuses the pass's table (found by identity)
+    reset_tables()
+    value = score(first, Metric("each"), label="t", key="k").value
+    assert len(STATE.tables) == 1
+    # the same payloads, or copies equal in content: the same table
+    assert score([dict(p) for p in first], Metric("each"), label="t", key="k").value == value
+    assert len(STATE.tables) == 1
+    # the same questions answered differently: a table of their own (question ids alone do not decide)
+    second = _payloads({**ANSWERS, 11: "yes"})
+    assert score(second, Metric("each"), label="t", key="k").value == pytest.approx(value + 100 / 12)
+    assert len(STATE.tables) == 2
+    # some of a list's payloads (a category key's list): a table from that list's columns, by question id and
+    # content; a list whose payloads differ in content is read on its own
     sub = [p for p in second if p["group_id"] == "g0"]
     assert score(sub, Metric("each"), label="t", key="k").value == 100.0
-    assert STATE.scoring_pass.items[0] is second[0]
+    assert STATE.tables[-1].columns is STATE.tables[-2].columns
+    changed = [dict(p, correct=False) if p["role"] == "q0_v0" else p for p in sub]
+    assert score(changed, Metric("each"), label="t", key="k").value == 75.0
+    assert STATE.tables[-1].columns is not STATE.tables[-2].columns

@@ -1,21 +1,27 @@
-"""The numpy scoring core (issue 28, item 7): per-row group counts, lists resolved once per pass, the column-wise
-majority of ``--repeats`` and the CI computed on first read, each against an independent computation."""
+"""The numpy scoring core: per-row group counts, tables served by content, the readings of ``--repeats`` and the
+CI, each against an independent computation."""
 
 from __future__ import annotations
 
-import pickle
 import random
 from dataclasses import replace
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from temporal_tasks import scoring_pass
-from temporal_tasks.rows import DISAGREE, READINGS, TRUNCATED, RowPayload, majority
-from temporal_tasks.run_state import STATE
-from temporal_tasks.scoring import Metric, MetricResult, bootstrap_ci, group_counts, payload_table, reset_pass, score
-from temporal_tasks.table import _keys_increase, factorize_runs
+from temporal_tasks.benchmarks.spec import Metric
+from temporal_tasks.scoring.bootstrap import bootstrap_ci
+from temporal_tasks.scoring.metrics import ci, group_counts, reset_tables, score, scored
+from temporal_tasks.scoring.table import (
+    CORRECT,
+    DISAGREE,
+    ERRORS_SHIFT,
+    INVALID,
+    READINGS,
+    REPEATS,
+    TRUNCATED,
+    majority,
+    row_flags,
+)
 
 
 def _payloads(groups: int, seed: int, size: int = 3) -> list[dict]:
@@ -61,49 +67,50 @@ def _by_hand(items: list[dict], units: str, policy: str, category: str | None) -
 @pytest.mark.parametrize("category", [None, "fine_action"])
 def test_row_counts_match_the_definitions(units, policy, category):
     items = _payloads(60, seed=len(units) + len(policy))
-    reset_pass()
-    metric = Metric(units, invalid=policy, row_field=None if category is None else "category")
-    counts, complete = group_counts(payload_table(items), metric, category)
+    reset_tables()
+    within = None if category is None else ("category", category)
+    table = scored(items).table
+    counts = group_counts(table, Metric(units, invalid=policy), within)[:, 0]
     assert sorted(map(tuple, counts.tolist())) == _by_hand(items, units, policy, category)
-    assert int(complete.sum()) == len(counts) and int((~complete).sum()) == 9  # groups 3, 10, ..., 59 are cut
+    assert int(table.complete.sum()) == len(counts) and int((~table.complete).sum()) == 9  # 3, 10, ..., 59 are cut
 
 
-def test_a_list_is_reused_only_when_it_holds_the_same_payloads():
+def test_a_list_is_served_by_its_equal_and_some_of_its_payloads_by_its_columns():
     items = _payloads(400, seed=1)
-    reset_pass()
+    reset_tables()
     first = score(items, Metric("each"), label="t", key="k")
-    built = payload_table(items)
-    assert payload_table(list(items)) is built  # lmms-eval's next key: a fresh list of the same objects
-    # one payload changed at a position the fingerprint does not sample: a different payload set, scored anew
+    built = scored(items)
+    assert scored(list(items)) is built  # lmms-eval's next key: a fresh list of the same payloads
+    # one payload changed anywhere: a different payload set, scored anew
     changed = list(items)
-    at = next(i for i in range(1, len(items)) if i % max(1, len(items) // 64) and items[i]["pred"] == "B")
+    at = next(i for i in range(len(items) // 2, len(items)) if items[i]["pred"] == "B")
     changed[at] = {**items[at], "pred": "A", "correct": True}
-    assert scoring_pass._fingerprint(changed) == scoring_pass._fingerprint(items)
     again = score(changed, Metric("each"), label="t", key="k")
-    assert payload_table(changed) is not built
-    assert again.value > first.value
-    # fresh dicts equal in content (a rescore): a new pass, the same numbers
+    assert scored(changed) is not built and again.value > first.value
+    # fresh dicts equal in content (a rescore): the same table, the same numbers
     fresh = [dict(p) for p in items]
-    assert score(fresh, Metric("each"), label="t", key="k") == first
-    assert STATE.scoring_pass.items[0] is fresh[0]
-    # a subset of the pass's payloads is found by identity
-    sub = [p for p in fresh if p["group_id"] == "g0"]
-    assert payload_table(sub).group_names[payload_table(sub).group].tolist() == ["g0"] * 3
-    assert STATE.scoring_pass.items[0] is fresh[0]
+    assert scored(fresh) is built and score(fresh, Metric("each"), label="t", key="k") == first
+    # some of the payloads (a category key's list): made from the columns of the list they come from, and equal
+    # to a table read on its own
+    for category in ("Fine Action", "Other"):
+        sub = [p for p in items if p["category"] == category]
+        for metric in (Metric("each"), Metric("all", invalid="drop_group")):
+            reset_tables()
+            whole = scored(items)
+            derived = scored(sub)
+            assert derived.columns is whole.columns and derived.at is not None
+            reset_tables()
+            alone = scored(sub)
+            assert alone.at is None
+            counts = [sorted(map(tuple, group_counts(t.table, metric)[:, 0].tolist())) for t in (derived, alone)]
+            assert counts[0] == counts[1]
 
 
-def test_ci_is_computed_on_first_read_and_is_the_bootstrap_of_the_counts():
+def test_ci_is_the_bootstrap_of_the_counts():
     items = _payloads(200, seed=2)
-    reset_pass()
-    result = score(items, Metric("all"), label="t", key="k")
-    assert "ci_low" not in vars(result)  # not computed yet
-    counts, _complete = group_counts(payload_table(items), Metric("all"))
-    low, high = bootstrap_ci(counts[counts[:, 1] > 0])
-    assert (result.ci_low, result.ci_high) == (low, high)
-    plain = MetricResult(result.value, low, high)
-    assert result == plain and plain == result and hash(result) == hash(plain)
-    copied = pickle.loads(pickle.dumps(result))
-    assert type(copied) is MetricResult and repr(copied) == repr(plain)  # NaN fields: compared as text
+    reset_tables()
+    counts = group_counts(scored(items).table, Metric("all"))[:, 0]
+    assert ci(items, Metric("all")) == bootstrap_ci(counts[counts[:, 1] > 0])
 
 
 def _vote(preds: list) -> object:
@@ -133,26 +140,28 @@ def test_repeat_readings_match_majority_per_payload(k):
             del reps[-1]["pred_official"]
         items.append({"group_id": f"g{i}", "role": "q", "group_size": 1, "pred": preds[0], "correct": False,
                       "repeats": reps, "gold": rng.choice(["A", "B"])})  # fmt: skip
-    for payloads in (items, [RowPayload(p) for p in items]):
-        reset_pass()
-        table = payload_table(payloads)
-        assert table.repeats == k
-        cons_correct, cons_invalid = table.consensus
-        for i, p in enumerate(items):
-            preds = [r.get("pred") for r in p["repeats"]]
-            winner = _vote(preds)
-            assert majority(preds) == winner
-            assert table.repeat_correct[i].tolist() == [bool(r.get("correct")) for r in p["repeats"]]
-            assert table.repeat_invalid[i].tolist() == [x is None for x in preds]
-            assert bool(cons_invalid[i]) == (winner is None)
-            assert bool(cons_correct[i]) == (winner is not None and winner == p["gold"])
-            for r, reading in enumerate(p["repeats"]):
-                view = table.for_repeat(r).flags[i]
-                both = "pred_robust" in reading and "pred_official" in reading
-                assert bool(view & TRUNCATED) == reading["truncated"]
-                assert bool(view & READINGS) == both
-                assert bool(view & DISAGREE) == (both and reading["pred_robust"] != reading["pred_official"])
-        assert cons_invalid.any() and cons_correct.any() and np.asarray(cons_correct & cons_invalid).sum() == 0
+    reset_tables()
+    table = scored(items).table
+    assert table.repeats == k
+    for i, p in enumerate(items):
+        preds = [r.get("pred") for r in p["repeats"]]
+        winner = _vote(preds)
+        assert majority(preds) == winner
+        assert table.correct[i, :k].tolist() == [bool(r.get("correct")) for r in p["repeats"]]
+        assert table.invalid[i, :k].tolist() == [x is None for x in preds]
+        assert bool(table.invalid[i, k]) == (winner is None)
+        assert bool(table.correct[i, k]) == (winner is not None and winner == p["gold"])
+        for r, reading in enumerate(p["repeats"]):
+            flags = table.reading_flags[i, r]
+            both = "pred_robust" in reading and "pred_official" in reading
+            assert bool(flags & TRUNCATED) == reading["truncated"]
+            assert bool(flags & READINGS) == both
+            assert bool(flags & DISAGREE) == (both and reading["pred_robust"] != reading["pred_official"])
+    assert (
+        table.invalid[:, k].any()
+        and table.correct[:, k].any()
+        and not (table.correct[:, k] & table.invalid[:, k]).any()
+    )
 
 
 def _repeat_payloads(seed: int, k: int, roles: tuple[str, ...]) -> list[dict]:
@@ -174,71 +183,61 @@ def _repeat_payloads(seed: int, k: int, roles: tuple[str, ...]) -> list[dict]:
     return out
 
 
+def _one_reading(payloads: list[dict], r: int | None) -> list[dict]:
+    """The payloads as one-answer payloads of reading ``r`` (None: each question's majority reading)."""
+    out = []
+    for p in payloads:
+        one = {k: v for k, v in p.items() if k != "repeats"}
+        if r is None:
+            pred = majority([x["pred"] for x in p["repeats"]])
+            one.update(pred=pred, correct=pred is not None and pred == p["gold"])
+        else:
+            one.update(p["repeats"][r])
+        out.append(one)
+    return out
+
+
 @pytest.mark.parametrize("policy", ["wrong", "drop", "drop_group"])
 @pytest.mark.parametrize(
-    "metric",
+    "metric, within",
     [
-        Metric("each"),
-        Metric("all"),
-        Metric("each", row_field="category"),
-        Metric("all", row_field="category"),
-        Metric((("r0", "r1"), ("r2", "r3"), ("r0", "r1", "r2", "r3"))),
-        Metric((("r0", "r1"), ("r2",)), row_field="category"),
-        Metric((("r0", "r1"), ("r3", "r2")), rule="score_gt", score_field="score"),
+        (Metric("each"), None),
+        (Metric("all"), None),
+        (Metric("each"), ("category", "fine_action")),
+        (Metric("all"), ("category", "fine_action")),
+        (Metric((("r0", "r1"), ("r2", "r3"), ("r0", "r1", "r2", "r3"))), None),
+        (Metric((("r0", "r1"), ("r2",))), ("category", "fine_action")),
+        (Metric((("r0", "r1"), ("r3", "r2")), score_gt="score"), None),
     ],
 )
-def test_every_reading_at_once_equals_one_view_per_reading(metric, policy):
-    """The --repeats reduction over (rows, k + 1) readings gives, reading by reading, the counts of the one-reading
-    views (each repeat's, the majority's): every unit kind, policy, row field and rule."""
+def test_every_reading_at_once_equals_each_reading_scored_alone(metric, within, policy):
+    """The --repeats reduction over (rows, k + 1) readings gives, reading by reading, the counts of the payloads
+    rewritten as one-answer payloads of that reading (each repeat's, the majority's): every unit kind, policy,
+    category filter and rule."""
     metric = replace(metric, invalid=policy)
     for k in (2, 3, 5):
-        reset_pass()
-        table = payload_table(_repeat_payloads(k, k, ("r0", "r1", "r2", "r3")))
-        row_value = "fine_action" if metric.row_field else None
-        together, complete = group_counts(table.for_readings(), metric, row_value)
-        consensus = replace(
-            table.for_repeat(0),
-            correct=table.consensus[0],
-            invalid=table.consensus[1],
-            _matrices=None,
-            flags=None,
-            _views={},
-        )  # the majority reading's one-reading view, as for_repeat makes a repeat's
-        views = [table.for_repeat(r) for r in range(k)] + [consensus]
-        for r, view in enumerate(views):
-            alone, complete_alone = group_counts(view, metric, row_value)
-            assert together[:, r].tolist() == alone.tolist(), (k, r)
-            assert complete.tolist() == complete_alone.tolist()
+        payloads = _repeat_payloads(k, k, ("r0", "r1", "r2", "r3"))
+        reset_tables()
+        together = group_counts(scored(payloads).table, metric, within)
+        for r, reading in enumerate([*range(k), None]):
+            reset_tables()
+            alone = group_counts(scored(_one_reading(payloads, reading)).table, metric, within)
+            assert together[:, r].tolist() == alone[:, 0].tolist(), (k, r)
         assert together[:, :, 1].any()
-        if metric.rule == "correct" or policy != "wrong":  # (a score rule reads one score: alike but for policies)
+        if metric.score_gt is None or policy != "wrong":  # (a score rule reads one score: alike but for policies)
             assert (together != together[:, :1]).any()  # the readings differ
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_factorize_runs_matches_hashing_every_key(seed):
-    """Runs of equal keys factorized (distinct runs by sorting, else by hashing) equal pandas' first-seen codes of
-    every key: each run's code, its length, where each code first occurs and each code's key."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(0, 3000))
-    pool = rng.integers(-(2**40), 2**40, size=max(1, [n, 5, 2000][seed % 3]))  # distinct, few, a repeat now and then
-    keys = np.repeat(rng.choice(pool, size=n), rng.integers(1, 5, size=n))[:n].astype(np.int64)
-    run_codes, lengths, first, distinct = factorize_runs(keys)
-    codes, uniques = pd.factorize(keys, sort=False)
-    assert np.repeat(run_codes, lengths).tolist() == codes.tolist()
-    assert distinct.tolist() == uniques.tolist()
-    assert first.tolist() == [int(np.flatnonzero(codes == c)[0]) for c in range(len(uniques))]
-
-
-@pytest.mark.parametrize("order", ["sorted", "swap_at_chunk_edge", "repeat", "shuffled"])
-def test_row_keys_increase_checked_chunk_by_chunk(order):
-    group, role = np.repeat(np.arange(5000, dtype=np.int32), 4), np.tile(np.arange(4, dtype=np.uint8), 5000)
-    if order == "swap_at_chunk_edge":  # two rows that straddle a chunk's edge
-        group[[99, 100]], role[[99, 100]] = group[[100, 99]], role[[100, 99]]
-    elif order == "repeat":
-        group[-1], role[-1] = group[-2], role[-2]
-    elif order == "shuffled":
-        at = np.random.default_rng(0).permutation(len(group))
-        group, role = group[at], role[at]
-    whole = group.astype(np.int64) * 4 + role
-    assert _keys_increase(group, role, 4, np.int32, chunk=100) == bool((whole[1:] > whole[:-1]).all())
-    assert _keys_increase(group, role, 4, np.int32, chunk=100) == (order == "sorted")
+def test_row_flags_by_hand():
+    base = {"pred": "A", "correct": True}
+    assert row_flags(base) == CORRECT
+    assert row_flags({"pred": None, "correct": False}) == INVALID
+    assert row_flags({**base, "truncated": True, "repeats": [], "parser_errors": 3}) == (
+        CORRECT | TRUNCATED | REPEATS | 3 << ERRORS_SHIFT
+    )
+    assert row_flags({**base, "pred_robust": "A", "pred_official": "A"}) == CORRECT | READINGS
+    assert row_flags({**base, "pred_robust": "A", "pred_official": None}) == CORRECT | READINGS | DISAGREE
+    assert row_flags({**base, "pred_robust": "A"}) == CORRECT  # one reading: not counted for disagreement
+    assert row_flags({"pred": "", "correct": 1}) == CORRECT  # truthiness, as bool() of each
+    with pytest.raises(KeyError):
+        row_flags({"pred": "A"})

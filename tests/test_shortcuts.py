@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from temporal_tasks.data import DataError
 from temporal_tasks.fixtures.video import moving, resizing, write_video
 from temporal_tasks.rescore import rescore_task
 from temporal_tasks.run_state import STATE
+from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.task_configs import our_tasks, task_config
 
 decord = pytest.importorskip("decord")
@@ -314,10 +316,11 @@ def _api_reply(text: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize(("variant", "images"), [("blind", {0}), ("single_frame", {1}), ("shuffled", {6})])
 def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images):
-    from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-    from temporal_tasks.payloads import make_payload
+    from temporal_tasks.scoring.payloads import make_payload
     from tests.openai_server import OpenAIServer
+
+    timeblind_agg = SimpleNamespace(**functions("timeblind"))
 
     tasks = [f"{MAIN[b]}_{variant}" for b in ("timeblind", "velociti", "temporalbench")]
     with OpenAIServer(rule=lambda req: _api_reply(req.text), max_requests=200, lifetime_s=600) as server:

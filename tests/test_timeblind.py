@@ -8,13 +8,16 @@ import re
 import shutil
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from temporal_tasks.benchmarks.timeblind import aggregations as timeblind_agg
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.data import DataError
 from temporal_tasks.parsing import get_parser
+from temporal_tasks.scoring.aggregations import functions
+
+timeblind_agg = SimpleNamespace(**functions("timeblind"))
 
 # ----------------------------------------------------------------------------- official oracle
 

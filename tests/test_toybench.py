@@ -63,7 +63,7 @@ def test_toy_metric_list_is_generated_from_its_spec(monkeypatch):
     monkeypatch.syspath_prepend(str(TOY))
     import toybench
 
-    from temporal_tasks.metric_lists import stale_files
+    from temporal_tasks.scoring.metric_lists import stale_files
 
     assert stale_files([toybench.SPEC]) == []
 

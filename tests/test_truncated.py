@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from temporal_tasks.diagnostics import truncated_rate
 from temporal_tasks.parsing import option, truncated_thinking
-from temporal_tasks.payloads import make_payload
+from temporal_tasks.scoring.aggregations import truncated_rate
+from temporal_tasks.scoring.payloads import make_payload
 from temporal_tasks.task_configs import our_tasks, task_config
 from tests.test_parse_disagreement import GENERATE_TASKS
 
@@ -90,7 +90,9 @@ def test_every_generate_task_reports_truncated_rate_beside_invalid_rate():
         names = [m["metric"] for m in metrics]
         at = names.index("truncated_rate")
         assert task == "temporalbench_caption_sim" or "invalid_rate" in names[:at], task
-        assert metrics[at]["aggregation"] == ("!function", "temporal_tasks.diagnostics.truncated_rate"), task
+        bench = task.split("_")[0]
+        want = f"temporal_tasks.scoring.aggregations.{bench}__truncated_rate"
+        assert metrics[at]["aggregation"] == ("!function", want), task
         assert metrics[at]["higher_is_better"] is False, task
 
 

@@ -8,14 +8,17 @@ import random
 import shutil
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from temporal_tasks.benchmarks.velociti import aggregations as velociti_agg
 from temporal_tasks.benchmarks.velociti import fixture as fixture
 from temporal_tasks.benchmarks.velociti import loader as velociti_loader
 from temporal_tasks.benchmarks.velociti import tasks as velociti
 from temporal_tasks.data import BenchmarkData, DataError
+from temporal_tasks.scoring.aggregations import functions
+
+velociti_agg = SimpleNamespace(**functions("velociti"))
 
 TESTS7 = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
 TEST_OF_ROW = [t for t, *_ in fixture.ROWS]  # fixture row -> test_name (2 rows per test)
@@ -349,20 +352,16 @@ def test_yaml_lists_every_metric_key(offline_env, task, kind, process):
     results = [getattr(velociti, process)(d, ["Yes"]) for d in docs]
     fed = {key for r in results for key in r}
     if cfg["output_type"] == "generate_until":  # --repeats k: each group metric's three stability keys too
-        from temporal_tasks.payloads import is_group_metric
-        from temporal_tasks.scoring import STABILITY
-
-        fed |= {f"{k}_{s}" for k in fed if is_group_metric(k) for s in STABILITY}
+        fed |= {key for d in docs for key in getattr(velociti, process)(d, ["Yes", "No", "Yes"])}
     assert sorted(names) == sorted(fed)
     for doc, r in zip(docs, results, strict=True):
         own = [k for k in r if any(k.endswith(f"_{t}") for t in velociti_loader.ALL_TESTS)]
         assert own and all(k.endswith(f"_{doc['test_name']}") for k in own)
+    prefix = "prob_" if task.startswith("velociti_strictvle_prob") else ""
     for m in cfg["metric_list"]:
         module, _, fn = m["aggregation"][1].rpartition(".")
-        if m["metric"] in ("parse_disagreement", "truncated_rate"):  # shared by every generate task
-            assert m["aggregation"][1] == f"temporal_tasks.diagnostics.{m['metric']}"
-            continue
-        assert module == "temporal_tasks.benchmarks.velociti.aggregations" and callable(getattr(velociti_agg, fn))
+        assert module == "temporal_tasks.scoring.aggregations" and fn == f"velociti__{prefix}{m['metric']}"
+        assert getattr(velociti_agg, f"{prefix}{m['metric']}").name == f"{prefix}{m['metric']}"
     if cfg["output_type"] == "generate_until":
         assert cfg["reasoning_tags"] == "none"
     else:
@@ -461,7 +460,9 @@ def test_strict_aggregation_order_free_and_modes(offline_env, monkeypatch):
         results = _payloads(docs, STRICT_ANSWERS)
         random.Random(3).shuffle(results)
         for test, value in expected.items():
-            assert _aggregate(results, f"strict_vle_{test}", velociti_agg.strict_vle_test) == pytest.approx(value)
+            assert _aggregate(
+                results, f"strict_vle_{test}", getattr(velociti_agg, f"strict_vle_{test}")
+            ) == pytest.approx(value)
         assert _aggregate(results, "strict_vle", velociti_agg.strict_vle) == pytest.approx(mean7(expected))
         assert _aggregate(results, "invalid_rate", velociti_agg.invalid_rate) == pytest.approx(INVALID[mode])
         low = _aggregate(results, "strict_vle_ci_low", velociti_agg.strict_vle_ci_low)
@@ -478,8 +479,8 @@ def test_truncated_pairs_are_left_out(offline_env, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
     results = _payloads(velociti.load_docs(kind="entail")[:5], STRICT_ANSWERS)  # rows 0, 1 and half of row 2
     assert _aggregate(results, "strict_vle", velociti_agg.strict_vle) == 100.0  # only agent_random (row 1) is scored
-    assert math.isnan(_aggregate(results, "strict_vle_agent_bind", velociti_agg.strict_vle_test))
-    assert _aggregate(results, "strict_vle_control", velociti_agg.strict_vle_test) == 100.0
+    assert math.isnan(_aggregate(results, "strict_vle_agent_bind", velociti_agg.strict_vle_agent_bind))
+    assert _aggregate(results, "strict_vle_control", velociti_agg.strict_vle_control) == 100.0
 
 
 def test_control_is_excluded_from_the_average(offline_env, monkeypatch):
@@ -488,7 +489,7 @@ def test_control_is_excluded_from_the_average(offline_env, monkeypatch):
     answers |= {"0_neg": "Yes", "8_neg": "Yes"}  # only control wrong
     results = _payloads(velociti.load_docs(kind="entail"), answers)
     assert _aggregate(results, "strict_vle", velociti_agg.strict_vle) == 100.0
-    assert _aggregate(results, "strict_vle_control", velociti_agg.strict_vle_test) == 0.0
+    assert _aggregate(results, "strict_vle_control", velociti_agg.strict_vle_control) == 0.0
 
 
 def test_mc_aggregation(offline_env, monkeypatch):
@@ -498,10 +499,14 @@ def test_mc_aggregation(offline_env, monkeypatch):
         results = _payloads(docs, MC_ANSWERS, velociti.process_results_mc)
         random.Random(5).shuffle(results)
         for test, (a, b, both) in expected.items():
-            assert _aggregate(results, f"mc_a_{test}", velociti_agg.mc_a_test) == pytest.approx(a)
-            assert _aggregate(results, f"mc_b_{test}", velociti_agg.mc_b_test) == pytest.approx(b)
-            assert _aggregate(results, f"mc_both_{test}", velociti_agg.mc_both_test) == pytest.approx(both)
-            assert _aggregate(results, f"mc_bias_{test}", velociti_agg.mc_bias_test) == pytest.approx(b - a)
+            assert _aggregate(results, f"mc_a_{test}", getattr(velociti_agg, f"mc_a_{test}")) == pytest.approx(a)
+            assert _aggregate(results, f"mc_b_{test}", getattr(velociti_agg, f"mc_b_{test}")) == pytest.approx(b)
+            assert _aggregate(results, f"mc_both_{test}", getattr(velociti_agg, f"mc_both_{test}")) == pytest.approx(
+                both
+            )
+            assert _aggregate(results, f"mc_bias_{test}", getattr(velociti_agg, f"mc_bias_{test}")) == pytest.approx(
+                b - a
+            )
         a7 = mean7({t: v[0] for t, v in expected.items()})
         b7 = mean7({t: v[1] for t, v in expected.items()})
         assert _aggregate(results, "mc_a", velociti_agg.mc_a) == pytest.approx(a7)
@@ -532,8 +537,8 @@ def test_prob_aggregation_matches_metrics_py(offline_env):
     oracle = oracle_metrics_py({q: logp_table(v) or {} for q, v in LOGPS.items()}, list(range(16)))
     for test, (strict, classic) in PROB.items():
         assert oracle[test] == {"strict_vle": strict, "classic_vle": classic}
-        assert _aggregate(results, f"strict_vle_{test}", velociti_agg.prob_strict_vle_test) == strict
-        assert _aggregate(results, f"classic_vle_{test}", velociti_agg.prob_classic_vle_test) == classic
+        assert _aggregate(results, f"strict_vle_{test}", getattr(velociti_agg, f"prob_strict_vle_{test}")) == strict
+        assert _aggregate(results, f"classic_vle_{test}", getattr(velociti_agg, f"prob_classic_vle_{test}")) == classic
     assert _aggregate(results, "strict_vle", velociti_agg.prob_strict_vle) == pytest.approx(
         mean7({t: v[0] for t, v in PROB.items()})
     )

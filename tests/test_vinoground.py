@@ -8,16 +8,18 @@ import math
 import random
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from temporal_tasks.benchmarks.vinoground import aggregations as vinoground_agg
 from temporal_tasks.benchmarks.vinoground import fixture as fx
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data import DataError
-from temporal_tasks.diagnostics import parse_disagreement, truncated_rate
 from temporal_tasks.parsing import get_parser
+from temporal_tasks.scoring.aggregations import functions, parse_disagreement, truncated_rate
+
+vinoground_agg = SimpleNamespace(**functions("vinoground"))
 
 CATS = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
 
@@ -307,16 +309,16 @@ def test_build_progress_bar(capsys):
 
 
 def _aggregate(items: list[dict], variant: str) -> dict[str, float]:
-    headline, per_cat = vinoground.metric_keys(variant)
+    metric_list = vinoground.VARIANTS[variant][1]
     out = {}
-    for key in headline:
+    for key in metric_list.keys():
         shared = {"parse_disagreement": parse_disagreement, "truncated_rate": truncated_rate}
         fn = shared.get(key) or getattr(vinoground_agg, key)
         out[key] = fn(items)
-    for metric in per_cat:
-        for cat in CATS:
+    for block in metric_list.per_category:
+        for metric, cat in block.pairs():
             picked = [p for p in items if cat in p["categories"]]
-            out[f"{metric}_{cat}"] = getattr(vinoground_agg, f"{metric}_category")(picked)
+            out[f"{metric}_{cat}"] = getattr(vinoground_agg, f"{metric}_{cat}")(picked)
     return out
 
 
@@ -341,7 +343,7 @@ def test_empty_none_and_garbage_answers(offline_env):
         payload = vinoground.process_results(docs[0], results)["text_score"]
         assert payload["pred"] is None and payload["correct"] is False
     items = [vinoground.process_results(d, [])["group_score"] for d in docs]
-    assert vinoground_agg.group_score(items) == 0.0 and vinoground.invalid_rate(items) == 100.0
+    assert vinoground_agg.group_score(items) == 0.0 and vinoground_agg.invalid_rate(items) == 100.0
 
 
 def test_process_results_keys_per_variant(offline_env):
@@ -360,12 +362,11 @@ def test_incomplete_pairs_are_left_out(offline_env):
         100.0,
         100.0,
     )
-    assert math.isnan(vinoground_agg.group_score_category([p for p in items if "object" in p["categories"]]))
+    assert math.isnan(vinoground_agg.group_score_object([p for p in items if "object" in p["categories"]]))
 
 
 def test_yaml_metric_lists_match_process_results():
-    from temporal_tasks.payloads import is_group_metric
-    from temporal_tasks.scoring import STABILITY
+    from temporal_tasks.benchmarks.spec import STABILITY
     from temporal_tasks.task_configs import task_config
 
     variants = {"vinoground_group": "group", "vinoground_group_official": "official", "vinoground_text": "text",
@@ -374,10 +375,11 @@ def test_yaml_metric_lists_match_process_results():
         config = task_config(task)  # templates included, as lmms-eval resolves them
         assert config["task"] == task and config["reasoning_tags"] == "none"
         listed = {m["metric"] for m in config["metric_list"]}
-        headline, per_cat = vinoground.metric_keys(variant)
-        keys = set(headline) | {f"{m}_{c}" for m in per_cat for c in CATS}
+        metric_list = vinoground.VARIANTS[variant][1]
+        scores = set(metric_list.values)
+        grouped = scores | {f"{m}_{c}" for m in scores for c in CATS}
         # --repeats k: every group metric (headline or category) also lists its three stability keys
-        keys |= {f"{k}_{s}" for k in keys if is_group_metric(k) for s in STABILITY}
+        keys = set(metric_list.keys()) | grouped | {f"{k}_{s}" for k in grouped for s in STABILITY}
         assert listed == keys, task
         assert config["process_docs"] == (
             "!function",

@@ -10,63 +10,158 @@ at every lmms-eval start). A hook reference starting with ``.`` is relative to t
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from temporal_tasks import tasks_dir
 
 
+def slug(name: str) -> str:
+    """A category name as metric keys spell it: lowercase, each run of non-alphanumerics one ``_``."""
+    out = []
+    prev_us = False
+    for ch in name.strip().lower():
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+            prev_us = False
+        elif not prev_us:
+            out.append("_")
+            prev_us = True
+    return "".join(out).strip("_")
+
+
+# What an unreadable answer does: "wrong" (it is a wrong answer), "drop" (its unit leaves the denominator),
+# "drop_group" (every unit of its group leaves: an official closed-model rule).
+InvalidPolicy = Literal["wrong", "drop", "drop_group"]
+
+
+@dataclass(frozen=True)
+class Strata:
+    """A metric whose value is the unweighted mean over strata (a payload field) of each stratum's pooled percentage
+    (VELOCITI's mean over tests); its CI resamples groups within strata."""
+
+    field: str
+    order: tuple[str, ...]  # the paper's column order: the mean is summed in it, so the last bit is the paper's
+    exclude: tuple[str, ...] = ()  # strata left out of the mean (a warning when fewer than the others have a value)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A group metric: how a task's payloads reduce to per-group ``[right units, units]`` counts.
+
+    ``units``: ``"each"`` (every question is a unit), ``"all"`` (the whole group) or tuples of the benchmark's
+    declared roles. A unit is right when all its members are correct or, with ``score_gt``, when its first role's
+    payload field ``score_gt`` is above its second's (VELOCITI's ClassicVLE). ``invalid`` is the policy for
+    unreadable answers; ``invalid_official`` the one in the ``official`` parser mode (None: the same).
+    """
+
+    units: str | tuple[tuple[str, ...], ...] = "each"
+    invalid: InvalidPolicy = "wrong"
+    invalid_official: InvalidPolicy | None = None
+    score_gt: str | None = None
+    strata: Strata | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.units, str):
+            if self.units not in ("each", "all"):
+                raise ValueError(f"units {self.units!r}: 'each', 'all' or tuples of roles")
+        else:  # role tuples, hashable (a metric keys the results of an aggregation pass)
+            object.__setattr__(self, "units", tuple(tuple(unit) for unit in self.units))
+        if self.score_gt is not None and any(len(unit) != 2 for unit in self.units):
+            raise ValueError(f"score_gt compares two roles; units {self.units!r} are not pairs")
+
+    def roles(self) -> set[str]:
+        """The roles its units name."""
+        return set() if isinstance(self.units, str) else {r for unit in self.units for r in unit}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A value that is one value of the same list minus another (VELOCITI's MC bias, B - A), per category too."""
+
+    minuend: str
+    subtrahend: str
+
+
+@dataclass(frozen=True)
+class Custom:
+    """A value computed by the benchmark's own function over the key's payloads (``"module:function"``, ``.module``
+    inside the benchmark's package), such as TemporalBench's caption similarity. No CI, no ``--repeats`` keys."""
+
+    function: str
+
+
+Value = Metric | Difference | Custom
+
+
 @dataclass(frozen=True)
 class PerCategory:
-    """The ``<family>_<category>`` keys of a metric list: one entry per family and category."""
+    """The ``<family>_<category>`` keys of a metric list: one per family and category.
+
+    A question feeds the keys of its categories. Each key is its family's metric over those questions' payloads;
+    with ``within``, the key receives whole groups and only questions whose payload field ``within`` (slugged) is
+    the category are units (TemporalBench: a video's questions of one category, so that a cut video stays out).
+    """
 
     families: tuple[str, ...]
     categories: tuple[str, ...]
-    # The aggregation of each key, formatted with ``family`` and ``category`` (e.g. "{family}_category").
-    aggregation: str = "{family}_category"
     comment: str = ""
     # "family": every category of one family, then the next family; "category": every family per category.
     by: str = "family"
+    within: str | None = None
 
     def keys(self, category: str | None = None) -> list[str]:
         """Its keys ``<family>_<category>`` in metric-list order; with ``category``, only that category's."""
-        cats = [c for c in self.categories if category is None or c == category]
+        return [f"{f}_{c}" for f, c in self.pairs() if category is None or c == category]
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """``(family, category)`` of each key, in metric-list order."""
         if self.by == "family":
-            return [f"{f}_{c}" for f in self.families for c in cats]
-        return [f"{f}_{c}" for c in cats for f in self.families]
+            return [(f, c) for f in self.families for c in self.categories]
+        return [(f, c) for c in self.categories for f in self.families]
 
 
 @dataclass(frozen=True)
 class MetricList:
-    """The ``metric_list`` of one task YAML, generated from this (``python -m temporal_tasks.metric_lists``).
+    """The ``metric_list`` of one task YAML: each of its metrics declared once.
 
     Entries in order: ``values``, ``diagnostics``, the CIs (``<m>_ci_low``, ``<m>_ci_high`` of each of
     ``ci``), the ``per_category`` blocks, then the ``--repeats`` stability keys of every group metric
-    (``stability``). An entry's aggregation is the function of the same name (``prefix`` + key) in the
-    benchmark's generated ``aggregations`` module; ``parse_disagreement`` and ``truncated_rate`` are the
-    shared ones of :mod:`temporal_tasks.diagnostics`.
+    (``stability``). From it come the YAML's metric list (``python -m temporal_tasks.scoring.metric_lists``),
+    the aggregation of each key (:mod:`temporal_tasks.scoring.aggregations`, named ``prefix`` + key), the keys
+    ``process_results`` returns (:meth:`keys`) and the report's headline.
     """
 
     file: str  # relative to the benchmark's task folder
-    values: tuple[str, ...]
+    values: Mapping[str, Value]
     ci: tuple[str, ...] = ()
     diagnostics: tuple[str, ...] = ("invalid_rate", "parse_disagreement", "truncated_rate")
     per_category: tuple[PerCategory, ...] = ()
-    prefix: str = ""  # prepended to the names of the benchmark's own aggregations in this list
+    prefix: str = ""  # prepended to its aggregations' names (two lists of one benchmark with the same keys)
     lower_is_better: tuple[str, ...] = ()  # families whose keys are better when lower (diagnostics always are)
     comment: str = ""  # a comment line above the entries
-    stability: bool = True  # False for log-likelihood tasks and metrics without groups
+    stability: bool = True  # False for log-likelihood tasks (one score per question)
+    label: str = ""  # names its payloads in warnings and errors (default: the benchmark's name)
 
-    def keys(self) -> list[str]:
-        """The keys every question of the task feeds, in metric-list order: values, diagnostics, CIs.
-
-        A task's ``process_results`` returns these and the :attr:`per_category` keys of the question's
-        categories (:meth:`PerCategory.keys`); neither is written anywhere else.
-        """
+    def keys(self, categories: Iterable[str] = (), repeats: bool = False) -> list[str]:
+        """The keys a question feeds: values, diagnostics, CIs, then the per-category keys of those of
+        ``categories`` (slugs) its blocks have, and with ``repeats`` (k > 1 answers) the stability keys of its group
+        metrics. ``process_results`` returns exactly these (:func:`temporal_tasks.scoring.payloads.results_for`)."""
         cis = [f"{m}{end}" for m in self.ci for end in ("_ci_low", "_ci_high")]
-        return [*self.values, *self.diagnostics, *cis]
+        mine = set(categories)
+        pairs = [(f, f"{f}_{c}") for block in self.per_category for f, c in block.pairs() if c in mine]
+        keys = [*self.values, *self.diagnostics, *cis, *(key for _f, key in pairs)]
+        if repeats and self.stability:
+            grouped = [k for k, v in self.values.items() if isinstance(v, Metric)]
+            grouped += [key for f, key in pairs if isinstance(self.values[f], Metric)]
+            keys += [f"{k}_{s}" for k in grouped for s in STABILITY]
+        return keys
+
+
+# The stability keys ``<metric>_<suffix>`` of a sampled run (``--repeats k``, k > 1), and whether higher is better.
+STABILITY = {"consensus_accuracy": True, "consistency_rate": True, "repeat_sd": False}
 
 
 @dataclass(frozen=True)
@@ -110,10 +205,11 @@ class Benchmark:
     references: str | None = None  # a JSON file in ``package``: published numbers shown by `report`
     parsers: str | None = None  # the module registering its answer parsers (temporal_tasks.parsing.register_parser)
 
-    # The metric lists of its task YAMLs, generated with the named aggregation functions they reference.
+    # The metric lists of its task YAMLs: every metric key declared once.
     metric_lists: tuple[MetricList, ...] = ()
-    # The module (in ``package``) defining those functions: plain ``def``s or entries of its AGGREGATIONS dict.
-    scoring_module: str = ".tasks"
+    # The roles its questions play in their groups, where its metrics' units name roles (a unit naming another
+    # role is an error here, at import).
+    roles: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # The headline keys are declared by the metric lists: the families first (their display order), then
@@ -127,6 +223,30 @@ class Benchmark:
         unlisted = [f for f in self.families if self.metric_lists and f not in listed]
         if unlisted:
             raise ValueError(f"{self.name}: families {unlisted} are not values of any of its metric_lists.")
+        for ml in self.metric_lists:
+            self._check(ml)
+
+    def _check(self, ml: MetricList) -> None:
+        """A metric list's declarations refer only to what the benchmark and the list declare."""
+        where = f"{self.name} ({ml.file})"
+        for key, value in ml.values.items():
+            if isinstance(value, Metric) and value.roles() - set(self.roles):
+                raise ValueError(
+                    f"{where}: metric {key} has units naming roles {sorted(value.roles() - set(self.roles))} that the "
+                    f"benchmark does not declare (roles={self.roles!r}); fix the spelling or declare them."
+                )
+            if isinstance(value, Difference) and {value.minuend, value.subtrahend} - set(ml.values):
+                raise ValueError(f"{where}: {key} is a difference of values the list does not have.")
+        for block in ml.per_category:
+            for family in block.families:
+                value = ml.values.get(family)
+                if isinstance(value, Difference) and {value.minuend, value.subtrahend} - set(block.families):
+                    raise ValueError(f"{where}: the per-category {family} is a difference of keys the block lacks.")
+        named = {*ml.ci, *(f for block in ml.per_category for f in block.families)}
+        not_metrics = sorted(n for n in ml.ci if not isinstance(ml.values.get(n), Metric))
+        unknown = sorted(named - set(ml.values))
+        if unknown or not_metrics:
+            raise ValueError(f"{where}: CIs or category families {unknown or not_metrics} are not metrics of the list.")
 
     @property
     def blind(self) -> str | None:

@@ -162,12 +162,12 @@ def aggregation_selection() -> tuple[str, int, int] | None:
     return hit
 
 
-def aggregating_task() -> tuple[str, int | None]:
+def aggregating_task() -> tuple[str | None, int | None]:
     """``(task name, max_new_tokens)`` of the lmms-eval task whose aggregation is running, for messages only.
 
     lmms-eval calls each aggregation from ``TaskOutput.calculate_aggregate_metric`` (``self.task_name``,
-    ``self.task.config.generation_kwargs``); an aggregation gets only its payloads. Falls back to
-    ``("this task", None)`` when called from elsewhere (``rescore``, tests).
+    ``self.task.config.generation_kwargs``); an aggregation gets only its payloads. ``(None, None)`` when called
+    from elsewhere (``rescore``, tests).
     """
     frame = sys._getframe(1)
     for _ in range(8):
@@ -187,7 +187,7 @@ def aggregating_task() -> tuple[str, int | None]:
             tokens = gen.get("max_new_tokens") if isinstance(gen, dict) else None
             return name, tokens if isinstance(tokens, int) else None
         frame = frame.f_back
-    return "this task", None
+    return None, None
 
 
 def config_entries_env() -> list[dict[str, str]] | None:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from temporal_tasks.benchmarks import Benchmark, of_task, registered
-from temporal_tasks.scoring import STABILITY
+from temporal_tasks.benchmarks.spec import STABILITY
 
 SHORTCUT_LABELS = ("video (main task)", "blind (no visual)", "single frame", "shuffled frames")
 

@@ -6,12 +6,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from temporal_tasks.provenance import describe
-from temporal_tasks.question_rates import complete_groups
 from temporal_tasks.report.layout import benchmark_of, benchmarks, metric_label, ordered
 from temporal_tasks.report.results import Run, Value, disambiguate, find_results, load_run
 from temporal_tasks.report.tables import fmt_value, md_table
 from temporal_tasks.runs import read_samples
 from temporal_tasks.samples import fed_keys, line_payload
+from temporal_tasks.scoring.metrics import complete_groups
 
 
 def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:

@@ -2,7 +2,7 @@
 
 The samples are read exactly as ``rescore`` reads them (:func:`temporal_tasks.samples.scorable_lines`, each answer
 re-read in the run's parser mode with :func:`temporal_tasks.rescore.reparse` through ``task_items``), and a group's
-outcome is the one the task's headline metric counts: the benchmark's ``GROUP_OUTCOMES`` (the same code its CI and
+outcome is the one the task's headline metric counts: its aggregation's group outcomes (the same code its CI and
 ``compare`` use). Everything is plain JSON-ready data; :mod:`temporal_tasks.view.page` turns it into HTML.
 """
 

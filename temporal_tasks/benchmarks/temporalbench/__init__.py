@@ -1,11 +1,11 @@
 """TemporalBench: binary QA (BA, multiple binary accuracy) and captioning.
 
-The spec below is all the rest of the package knows about TemporalBench; the loader and scoring rules are in
-:mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
+The spec below is all the rest of the package knows about TemporalBench, its metrics declared once; the loader is in
+:mod:`.loader` and :mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark, MetricList, PerCategory
+from temporal_tasks.benchmarks.spec import Benchmark, Custom, Metric, MetricList, PerCategory
 
 NAME = "temporalbench"
 CATEGORIES = (
@@ -24,22 +24,22 @@ QA = ("binary_acc", "mba")
 
 # The QA tasks' metric list: their keys (the tasks module's process_results) and their YAML entries.
 BY_SOURCE = PerCategory(
-    QA,
-    METRIC_SOURCES,
-    "{family}_subset",
-    "per source dataset (the `dataset` / `source_dataset` field); MBA groups by video",
-    by="category",
+    QA, METRIC_SOURCES, "per source dataset (the `dataset` / `source_dataset` field); MBA groups by video", "category"
 )
+# A key of one category receives whole videos (so that a --limit-cut video is left out, as everywhere else), and
+# only the category's questions are its units.
 BY_CATEGORY = PerCategory(
     QA,
     METRIC_CATEGORIES,
-    "{family}_{category}",
     "per category (short QA only; the long QA has none): MBA of a video's questions of that category",
-    by="category",
+    "category",
+    within="category",
 )
 QA_LIST = MetricList(
     "_default_template_yaml",
-    values=QA,
+    # BA: every binary question of the complete videos; MBA (the official get_qa_acc.py): a video's questions
+    # all right.
+    values={"binary_acc": Metric("each"), "mba": Metric("all")},
     ci=QA,
     per_category=(BY_SOURCE, BY_CATEGORY),
     comment="BA, MBA, unreadable answers, 95% CIs (videos bootstrapped)",
@@ -48,7 +48,10 @@ METRIC_LISTS = (
     QA_LIST,
     # Captions have no groups to be stable over, and no parser (no invalid or disagreeing readings).
     MetricList(
-        "temporalbench_caption_sim.yaml", values=("caption_sim",), diagnostics=("truncated_rate",), stability=False
+        "temporalbench_caption_sim.yaml",
+        values={"caption_sim": Custom(".tasks:caption_sim")},
+        diagnostics=("truncated_rate",),
+        stability=False,
     ),
 )
 

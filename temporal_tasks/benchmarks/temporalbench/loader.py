@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
+from temporal_tasks.benchmarks.spec import slug
 from temporal_tasks.data import (
     BenchmarkData,
     DataError,
@@ -33,9 +34,6 @@ from temporal_tasks.data import (
 from temporal_tasks.files import atomic_write
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
-from temporal_tasks.scoring import (
-    slug,
-)
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()

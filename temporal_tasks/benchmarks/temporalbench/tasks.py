@@ -19,16 +19,14 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from temporal_tasks.benchmarks.temporalbench import BY_CATEGORY, BY_SOURCE, QA_LIST
+from temporal_tasks.benchmarks.temporalbench import QA_LIST
 from temporal_tasks.benchmarks.temporalbench.loader import NAME, load_caption_docs, load_qa
 from temporal_tasks.data import (
     DataError,
 )
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import truncated_thinking
-from temporal_tasks.payloads import answers, first_answer, make_payload, share, with_repeat_keys
-from temporal_tasks.question_rates import question_rate
-from temporal_tasks.scoring import Metric, aggregators, outcome_functions, slug
+from temporal_tasks.scoring.payloads import answers, first_answer, make_payload, results_for
 from temporal_tasks.task_docs import docs_dataset
 
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
@@ -65,38 +63,9 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     """The question's payload under the headline keys, its source's keys and its video's category keys."""
     payload = make_payload(doc, answers(results))
     payload.update(source=doc["source"], category=doc.get("category") or "", part=doc.get("part", ""))
-    keys = QA_LIST.keys()
-    keys += BY_SOURCE.keys(slug(doc["source"]))
-    # Every category of the video, not only this question's: the category aggregation must see
-    # the whole video to leave a --limit-cut video out, as every other metric does.
-    for cat in sorted({slug(c) for c in doc.get("video_categories") or ()}):
-        keys += BY_CATEGORY.keys(cat)
-    return share(payload, with_repeat_keys(keys, payload))
-
-
-def _label(items: Sequence) -> str:
-    # The part (short_qa / long_qa) in the label keeps the two tasks' warnings apart.
-    part = items[0].get("part", "") if items else ""
-    return f"{NAME} {part}".strip()
-
-
-# BA: every binary question of the complete videos ("each"); MBA: a video's questions all right ("all").
-UNITS = {"binary_acc": "each", "mba": "all"}
-METRICS = {name: Metric(UNITS[name]) for name in QA_LIST.values}
-# The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references):
-# BA and MBA with their CIs (videos bootstrapped; MBA warns once about cut videos); ``*_subset``: one source's
-# questions (lmms-eval hands only those); per category ``<m>_<category>``: only the category's questions are
-# units, but the key receives whole videos, so that a --limit-cut video is left out as everywhere else.
-AGGREGATIONS = aggregators(
-    _label, METRICS, report="mba", category="subset", row_field="category", row_values=BY_CATEGORY.categories
-)
-# BA and MBA (and one source's, the *_subset keys) as functions over videos, for ``temporal-tasks compare``.
-GROUP_OUTCOMES = outcome_functions(NAME, METRICS, category="subset")
-
-
-def invalid_rate(items: list) -> float:
-    """Percent of scored questions whose answer could not be parsed."""
-    return question_rate(items, "invalid", _label(items))
+    # Its source's keys, and every category of the video, not only this question's: a category's key must see the
+    # whole video to leave a --limit-cut video out, as every other metric does.
+    return results_for(payload, QA_LIST, [doc["source"], *(doc.get("video_categories") or ())])
 
 
 def overall_mean(metrics: list[float], sizes: list[int], weight_by_size: bool = False) -> float:  # noqa: ARG001

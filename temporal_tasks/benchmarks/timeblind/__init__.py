@@ -1,11 +1,11 @@
 """TimeBlind: minimal video pairs x complementary questions (Acc, Q-Acc, V-Acc, I-Acc).
 
-The spec below is all the rest of the package knows about TimeBlind; the loader and scoring rules are in
+The spec below is all the rest of the package knows about TimeBlind, its metrics declared once; the loader is in
 :mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark, MetricList, PerCategory
+from temporal_tasks.benchmarks.spec import Benchmark, Metric, MetricList, PerCategory
 
 NAME = "timeblind"
 # tags.json categories (paper Table 3), fine then coarse, then the two question formats.
@@ -22,11 +22,19 @@ METRIC_CATEGORIES = (
     "structural_event_logic", "yes_no", "multiple_choice",
 )  # fmt: skip
 FAMILIES = ("trial_acc", "question_acc", "video_acc", "instance_acc")
+# A trial's place in its instance: question 0 or 1 on video 0 or 1 (gold yes, no, no, yes).
+ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
 
-# The one task's metric list: its keys (the tasks module's process_results) and its YAML entries.
+# The one task's metric list: Acc over trials, Q-Acc a question right on both videos, V-Acc both questions right
+# on a video, I-Acc all four trials right.
 METRIC_LIST = MetricList(
     "_default_template_yaml",
-    values=FAMILIES,
+    values={
+        "trial_acc": Metric("each"),
+        "question_acc": Metric((("q0_v0", "q0_v1"), ("q1_v0", "q1_v1"))),
+        "video_acc": Metric((("q0_v0", "q1_v0"), ("q0_v1", "q1_v1"))),
+        "instance_acc": Metric((ROLES,)),
+    },
     ci=FAMILIES,
     per_category=(
         PerCategory(
@@ -61,4 +69,5 @@ SPEC = Benchmark(
     references="references.json",
     parsers=".parsers",
     metric_lists=METRIC_LISTS,
+    roles=ROLES,
 )

@@ -18,7 +18,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.benchmarks.timeblind import METRIC_LIST
+from temporal_tasks.benchmarks.timeblind import METRIC_LIST, ROLES
 from temporal_tasks.benchmarks.timeblind.parsers import MC, YES_NO
 from temporal_tasks.data import (
     BenchmarkData,
@@ -34,13 +34,10 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.log import warn_once
 from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
-from temporal_tasks.payloads import answers, make_payload, results_for
-from temporal_tasks.question_rates import question_rate
-from temporal_tasks.scoring import Metric, aggregators, outcome_functions
+from temporal_tasks.scoring.payloads import answers, make_payload, results_for
 from temporal_tasks.task_docs import docs_dataset
 
 NAME = "timeblind"
-ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
 GOLD = {"yes_no": ("yes", "no", "no", "yes"), "multiple_choice": ("A", "B", "B", "A")}
 SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
 PARSER = {"yes_no": YES_NO.name, "multiple_choice": MC.name}
@@ -57,18 +54,6 @@ KNOWN_TAGS = (
     "Repetition", "Temporal_Relation", "Causal_Contingency", "Cross-Event_Comparison",
     "Event", "Event_Attribute", "Structural Event Logic",
 )  # fmt: skip
-
-# The keys every trial feeds (values, diagnostics, CIs) and the families of its category keys: the spec's.
-HEADLINE = tuple(METRIC_LIST.keys())
-PER_CATEGORY = tuple(f for block in METRIC_LIST.per_category for f in block.families)
-# The units of each metric the spec lists.
-UNITS = {
-    "trial_acc": "each",
-    "question_acc": (("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")),
-    "video_acc": (("q0_v0", "q1_v0"), ("q0_v1", "q1_v1")),
-    "instance_acc": (ROLES,),
-}
-
 
 _INLINE_OPTIONS = re.compile(r"\bOption\s*A\s*[:：]\s*(?P<a>.*?)\s*\bOption\s*B\s*[:：]\s*(?P<b>.*?)\s*$", re.S)
 
@@ -242,17 +227,4 @@ def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder sp
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """One payload under every metric key this trial feeds."""
     payload = make_payload(doc, answers(results))
-    return results_for(payload, HEADLINE, per_category=PER_CATEGORY)
-
-
-# trial_acc, question_acc, video_acc, instance_acc and their *_ci_low / *_ci_high keys
-METRICS = {name: Metric(UNITS[name]) for name in METRIC_LIST.values}
-# The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references).
-AGGREGATIONS = aggregators(NAME, METRICS, report="instance_acc")
-# The same metrics as functions over instances (``temporal-tasks compare``), keyed by aggregation name.
-GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
-
-
-def invalid_rate(items: list) -> float:
-    """Percent of scored trials whose answer could not be parsed."""
-    return question_rate(items, "invalid", NAME)
+    return results_for(payload, METRIC_LIST, payload["categories"])

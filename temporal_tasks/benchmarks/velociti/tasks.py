@@ -22,14 +22,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from temporal_tasks.benchmarks.spec import MetricList
 from temporal_tasks.benchmarks.velociti import MC_LIST, PROB_LIST, STRICT_LIST
-from temporal_tasks.benchmarks.velociti.loader import CONTROL, NAME, TESTS, load_docs
+from temporal_tasks.benchmarks.velociti.loader import NAME, load_docs
 from temporal_tasks.compat import loss_value
 from temporal_tasks.log import warn_once
-from temporal_tasks.payloads import answers, make_payload, share, with_repeat_keys
-from temporal_tasks.question_rates import question_rate
-from temporal_tasks.scoring import InvalidPolicy, Metric, aggregators, outcome_functions
+from temporal_tasks.scoring.payloads import answers, make_payload, results_for
 from temporal_tasks.task_docs import docs_dataset
 
 
@@ -56,25 +53,18 @@ def process_docs_mc_subset(dataset):  # noqa: ARG001
 # --------------------------------------------------------------------------- process_results
 
 
-def _keys_for(payload: dict, metric_list: MetricList) -> dict[str, dict]:
-    # The list's keys (values, diagnostics, CIs: all questions) and the per-test keys of the question's test.
-    test = payload["test"]
-    keys = metric_list.keys() + [k for block in metric_list.per_category for k in block.keys(test)]
-    return share(payload, with_repeat_keys(keys, payload))
-
-
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """Generated Yes/No answer -> payload under the StrictVLE keys."""
     payload = make_payload(doc, answers(results))
     payload["test"] = doc["test_name"]
-    return _keys_for(payload, STRICT_LIST)
+    return results_for(payload, STRICT_LIST, [payload["test"]])
 
 
 def process_results_mc(doc: dict, results: list) -> dict[str, dict]:
     """Generated A/B answer -> payload under the MC keys."""
     payload = make_payload(doc, answers(results))
     payload["test"] = doc["test_name"]
-    return _keys_for(payload, MC_LIST)
+    return results_for(payload, MC_LIST, [payload["test"]])
 
 
 def _loss(result: Any) -> float:
@@ -128,69 +118,4 @@ def process_results_prob(doc: dict, results: list) -> dict[str, dict]:
         "pred": pred,
         "correct": pred is not None and pred == doc["gold"],
     }
-    return _keys_for(payload, PROB_LIST)
-
-
-# --------------------------------------------------------------------------- aggregation
-
-
-def _metric(units: tuple, *, rule: str = "correct", official: InvalidPolicy | None = "drop_group") -> Metric:
-    """A pair metric: the unweighted mean over the 7 tests present (control excluded), as the paper's Avg, with
-    rows resampled within each test for the CI; its per-test keys (``<m>_test``) are one test's pooled value.
-    ``official``: the invalid policy in the official parser mode (the closed-model scripts drop a pair with an
-    unreadable answer); robust mode counts it wrong."""
-    return Metric(
-        units, invalid_official=official, rule=rule, score_field="p_yes", strata="test",
-        exclude_strata=(CONTROL,), strata_order=TESTS, expect_strata=len(TESTS),
-    )  # fmt: skip
-
-
-STRICT = (("pos", "neg"),)  # pos read Yes and neg read No (the golds)
-# Per task kind: its metric list, the label of its warnings, its pair metrics (the list's values but mc_bias, a
-# difference), and the metric whose value warns once about cut pairs.
-KINDS = (
-    (STRICT_LIST, f"{NAME} strict_vle", {"strict_vle": _metric(STRICT)}, "strict_vle"),
-    (MC_LIST, f"{NAME} mc", {"mc_a": _metric((("posA",),)), "mc_b": _metric((("posB",),)),
-                            "mc_both": _metric((("posA", "posB"),))}, "mc_a"),
-    # An undefined probability counts as wrong in both modes: metrics.py always has a score, so there
-    # is no official drop rule to follow. StrictVLE: e(C+) > 0.5 and e(C-) < 0.5 (the preds' golds);
-    # ClassicVLE: e(C+) > e(C-).
-    (PROB_LIST, f"{NAME} strict_vle (prob)", {"strict_vle": _metric(STRICT, official=None),
-                                              "classic_vle": _metric(STRICT, rule="score_gt", official=None)},
-     "strict_vle"),
-)  # fmt: skip
-# The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references):
-# <m>, <m>_ci_low, <m>_ci_high, <m>_test (one test's key) and, --repeats k > 1, their stability functions.
-AGGREGATIONS = {
-    name: fn
-    for ml, label, metrics, report in KINDS
-    for name, fn in aggregators(label, metrics, report=report, prefix=ml.prefix, category="test").items()
-}
-# The metrics as functions over rows (``temporal-tasks compare``), keyed by aggregation name: the very Metric
-# specs of the values and CIs. The per-test keys hold one test's rows. mc_bias (a difference of two averages)
-# has none.
-GROUP_OUTCOMES = {
-    name: fn
-    for ml, label, metrics, _report in KINDS
-    for name, fn in outcome_functions(label, metrics, prefix=ml.prefix, category="test").items()
-}
-
-
-def invalid_rate(items: list) -> float:
-    """Percent of scored questions whose answer could not be read (or whose score is undefined)."""
-    return question_rate(items, "invalid", NAME)
-
-
-def prob_invalid_rate(items: list) -> float:
-    """Percent of questions whose e(V,C) is undefined or exactly 0.5 (neither Yes nor No wins)."""
-    return question_rate(items, "invalid", NAME)
-
-
-def mc_bias(items: list) -> float:
-    """Order bias B - A of the averages (= the mean of the per-test biases; about 0 for an order-blind model)."""
-    return AGGREGATIONS["mc_b"](items) - AGGREGATIONS["mc_a"](items)
-
-
-def mc_bias_test(items: list) -> float:
-    """MC bias (B - A) of one test."""
-    return AGGREGATIONS["mc_b_test"](items) - AGGREGATIONS["mc_a_test"](items)
+    return results_for(payload, PROB_LIST, [payload["test"]])

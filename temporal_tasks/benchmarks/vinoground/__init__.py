@@ -1,11 +1,11 @@
 """Vinoground: counterfactual video/caption pairs (text, video and group score).
 
-The spec below is all the rest of the package knows about Vinoground; the loader and scoring rules are in
+The spec below is all the rest of the package knows about Vinoground, its metrics declared once; the loader is in
 :mod:`.tasks`, the synthetic copies in :mod:`.fixture` and :mod:`.fixture_full`, the data check in
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark, MetricList, PerCategory
+from temporal_tasks.benchmarks.spec import Benchmark, Metric, MetricList, PerCategory
 
 NAME = "vinoground"
 CATEGORIES = ("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
@@ -13,6 +13,13 @@ CATEGORIES = ("object", "action", "viewpoint", "interaction", "cyclical", "spati
 # Category keys in the metric lists' order: major action/object/viewpoint, then the minor ones.
 METRIC_CATEGORIES = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
 SCORES = ("text_score", "video_score", "group_score")
+# A pair's four questions: each caption asked against the pair's clips (text), each clip against the captions
+# (video). A pair's text score needs both text answers right, its video score both video answers, its group score
+# all four.
+TEXT_ROLES = ("pos_text", "neg_text")
+VIDEO_ROLES = ("pos_video", "neg_video")
+ROLES = (*TEXT_ROLES, *VIDEO_ROLES)
+METRICS = {"text_score": Metric((TEXT_ROLES,)), "video_score": Metric((VIDEO_ROLES,)), "group_score": Metric((ROLES,))}
 
 
 def _score_list(
@@ -20,7 +27,7 @@ def _score_list(
 ) -> MetricList:
     return MetricList(
         file,
-        values=scores,
+        values={score: METRICS[score] for score in scores},
         ci=scores,
         per_category=(PerCategory(scores, METRIC_CATEGORIES, comment=category_comment),),
         comment=comment,
@@ -62,4 +69,5 @@ SPEC = Benchmark(
     prebuild=".tasks:prebuild",
     references="references.json",
     metric_lists=METRIC_LISTS,
+    roles=ROLES,
 )

@@ -40,11 +40,9 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.log import logger, warn_once
 from temporal_tasks.parsing import line_options, option
-from temporal_tasks.payloads import answers, make_payload, results_for
-from temporal_tasks.question_rates import question_rate
 from temporal_tasks.run_context import rank_share
 from temporal_tasks.run_state import STATE
-from temporal_tasks.scoring import Metric, aggregators, outcome_functions
+from temporal_tasks.scoring.payloads import answers, make_payload, results_for
 from temporal_tasks.task_docs import builds_allowed, docs_dataset
 from temporal_tasks.video import (
     BackgroundBuilds,
@@ -71,10 +69,6 @@ MINOR = ("interaction", "cyclical", "spatial", "contextual")
 CATEGORIES = (*MAJOR, *MINOR)
 SIDES = ("pos", "neg")
 
-TEXT_ROLES = ("pos_text", "neg_text")
-VIDEO_ROLES = ("pos_video", "neg_video")
-UNITS = {"text_score": (TEXT_ROLES,), "video_score": (VIDEO_ROLES,), "group_score": (TEXT_ROLES + VIDEO_ROLES,)}
-
 # variant -> (question kinds, its task's metric list in the spec: the keys process_results returns)
 GROUP_LIST, TEXT_LIST, VIDEO_LIST = METRIC_LISTS
 VARIANTS: dict[str, tuple[tuple[str, ...], MetricList]] = {
@@ -98,12 +92,6 @@ def needs(variant: str) -> list[str]:
     if variant == "official":  # the official pre-built two-clip videos
         files.append(CONCAT_ZIP)
     return files
-
-
-def metric_keys(variant: str) -> tuple[list[str], list[str]]:
-    """``(headline keys, per-category score metrics)`` a variant's ``process_results`` returns (from the spec)."""
-    metric_list = VARIANTS[variant][1]
-    return metric_list.keys(), [f for block in metric_list.per_category for f in block.families]
 
 
 # --------------------------------------------------------------------------- loading
@@ -468,22 +456,7 @@ def doc_to_visual(doc: dict) -> list[str]:
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """One payload under every metric key the question's task reports."""
     payload = make_payload(doc, answers(results))
-    headline, per_category = metric_keys(doc["variant"])
-    return results_for(payload, headline, per_category=per_category)
-
-
-# text_score, video_score, group_score and their *_ci_low / *_ci_high / *_category variants. Each score warns
-# about cut pairs (a task may lack the others; warn_once prints the message once).
-METRICS = {name: Metric(units) for name, units in UNITS.items()}
-# The lmms-eval aggregations (named one by one in the generated ``aggregations`` module the YAML references).
-AGGREGATIONS = aggregators(NAME, METRICS, report=tuple(UNITS))
-# The same metrics as functions over pairs (``temporal-tasks compare``), keyed by aggregation name.
-GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
-
-
-def invalid_rate(items: list) -> float:
-    """Percent of scored questions whose answer could not be parsed (A/B)."""
-    return question_rate(items, "invalid", NAME)
+    return results_for(payload, VARIANTS[doc["variant"]][1], payload["categories"])
 
 
 def prebuild(num_frames: int | None = None) -> list[Path]:

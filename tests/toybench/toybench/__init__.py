@@ -9,7 +9,7 @@ package). Its YAML folder is ``tests/toybench/tasks``. No module of ``temporal_t
 from pathlib import Path
 
 from temporal_tasks.benchmarks import Benchmark
-from temporal_tasks.benchmarks.spec import MetricList, PerCategory
+from temporal_tasks.benchmarks.spec import Metric, MetricList, PerCategory
 
 NAME = "toybench"
 CATEGORIES = ("motion",)
@@ -33,7 +33,7 @@ SPEC = Benchmark(
     metric_lists=(
         MetricList(
             "_default_template_yaml",
-            values=("pair_acc",),
+            values={"pair_acc": Metric("all")},  # a video counts when both its questions are right
             ci=("pair_acc",),
             per_category=(PerCategory(("pair_acc",), CATEGORIES),),
             comment="pair accuracy (both questions of a video right), unreadable answers, 95% CI (videos bootstrapped)",

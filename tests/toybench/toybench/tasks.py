@@ -1,12 +1,12 @@
-"""ToyBench's loader, process_docs/process_results and metrics, all through temporal_tasks' shared core.
+"""ToyBench's loader, parser and process_docs/process_results; its metrics are declared in its spec.
 
-Written against the typed contracts (:mod:`temporal_tasks.contracts`): the loader yields ``Doc``s,
-``process_results`` maps metric keys to ``Payload``s, and every aggregation is an ``Aggregation``.
+Written against the typed contracts (:mod:`temporal_tasks.contracts`): the loader yields ``Doc``s and
+``process_results`` maps metric keys to ``Payload``s.
 """
 
 from __future__ import annotations
 
-from temporal_tasks.contracts import Aggregation, Doc, Payload
+from temporal_tasks.contracts import Doc, Payload
 from temporal_tasks.data import (
     BenchmarkData,
     DataError,
@@ -18,9 +18,7 @@ from temporal_tasks.data import (
 )
 from temporal_tasks.official_rules import official_first_char
 from temporal_tasks.parsing import YES_NO_OPTIONS, Parser, register_parser, robust_yes_no
-from temporal_tasks.payloads import answers, make_payload, results_for
-from temporal_tasks.question_rates import question_rate
-from temporal_tasks.scoring import Metric, aggregators, outcome_functions
+from temporal_tasks.scoring.payloads import answers, make_payload, results_for
 from temporal_tasks.task_docs import docs_dataset
 from toybench import SPEC
 
@@ -78,21 +76,7 @@ def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder sp
     return docs_dataset(load_docs)
 
 
-# The keys every question feeds and the families of its category keys: declared once, in the spec's metric list.
-HEADLINE = tuple(SPEC.metric_lists[0].keys())
-PER_CATEGORY = tuple(f for block in SPEC.metric_lists[0].per_category for f in block.families)
-
-
 def process_results(doc: Doc, results: list) -> dict[str, Payload]:
-    """The question's payload under the headline keys and its category's key."""
-    return results_for(make_payload(doc, answers(results)), HEADLINE, per_category=PER_CATEGORY)
-
-
-METRICS = {"pair_acc": Metric("all")}  # a video counts when both its questions are right
-AGGREGATIONS: dict[str, Aggregation] = aggregators(NAME, METRICS, report="pair_acc")
-GROUP_OUTCOMES = outcome_functions(NAME, METRICS)
-
-
-def invalid_rate(items: list[Payload]) -> float:
-    """Percent of scored answers that could not be read."""
-    return question_rate(items, "invalid", NAME)
+    """The question's payload under the keys of its metric list (its category's included)."""
+    payload = make_payload(doc, answers(results))
+    return results_for(payload, SPEC.metric_lists[0], payload["categories"])

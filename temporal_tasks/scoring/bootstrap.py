@@ -1,7 +1,8 @@
 """Group-bootstrap CIs and metric values over per-group ``[right units, units]`` counts (pure numpy).
 
-The scoring core (:mod:`temporal_tasks.scoring`) reduces payloads to these counts; everything here
-works on the counts alone, so ``compare`` resamples the very outcomes a value and its CI come from.
+The scoring core (:mod:`temporal_tasks.scoring.metrics`) reduces payloads to these counts; everything here
+works on the counts alone, so ``compare`` resamples the very outcomes a value and its CI come from, and computes
+its values with the same :func:`stratified_percent`.
 """
 
 from __future__ import annotations
@@ -27,25 +28,30 @@ class GroupOutcomes:
     """A metric as a function over groups: per group ``[right units, units]`` and, optionally, its stratum.
 
     The value is ``100 * sum(right) / sum(units)``, or with ``strata`` the mean over strata of that
-    percentage (VELOCITI's mean over tests). :func:`bootstrap_ci` resamples these groups; ``compare``
-    resamples them paired between two runs.
+    percentage (VELOCITI's mean over tests), summed in ``order`` (the metric's). :func:`bootstrap_ci` resamples
+    these groups; ``compare`` resamples them paired between two runs.
     """
 
     ids: list[str]
     counts: np.ndarray
     strata: list[str] | None = None
+    order: tuple[str, ...] = ()
 
     def value(self) -> float:
-        """The metric value these outcomes give."""
-        return stratified_percent(self.counts, self.strata)
+        """The metric value these outcomes give (the same function as the run's value)."""
+        return stratified_percent(self.counts, self.strata, self.order)
 
 
-def stratified_percent(counts: np.ndarray, strata: Sequence[str] | None = None) -> float:
-    """``100 * sum(right) / sum(units)``; with ``strata``, the mean over strata with units of that percentage."""
+def stratified_percent(counts: np.ndarray, strata: Sequence[str] | None = None, order: Sequence[str] = ()) -> float:
+    """``100 * sum(right) / sum(units)``; with ``strata``, the mean over strata with units of that percentage,
+    summed in ``order`` and then the other strata sorted (a float sum's last bit depends on its order: the metric's
+    order is the paper's)."""
     counts = np.asarray(counts, dtype=np.int64).reshape(-1, 2)
     if strata is None:
         return percent(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
-    values = [v for v in stratum_percentages(counts, np.asarray(strata)).values() if not math.isnan(v)]
+    per = stratum_percentages(counts, np.asarray(strata))
+    ranked = [s for s in order if s in per] + [s for s in per if s not in order]
+    values = [per[s] for s in ranked if not math.isnan(per[s])]
     return sum(values) / len(values) if values else math.nan
 
 

@@ -1,8 +1,9 @@
 """The per-question payload: every aggregation, ``rescore`` and ``export`` works from it.
 
 :func:`make_payload` reads an answer (both readings, truncation, parser errors; the k readings of ``--repeats k``)
-and :func:`results_for` hands it to every metric key the question feeds, lean in the samples file (the payload
-once per question, the other keys ``{"same_as": <key>}``).
+and :func:`results_for` hands it to every metric key the question feeds (its metric list's :meth:`~temporal_tasks.
+benchmarks.spec.MetricList.keys`), lean in the samples file (the payload once per question, the other keys
+``{"same_as": <key>}``).
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from temporal_tasks.benchmarks.spec import MetricList, slug
 from temporal_tasks.log import logger
 from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
-from temporal_tasks.rows import RowPayload
 from temporal_tasks.run_state import STATE, lock
-from temporal_tasks.scoring import STABILITY, slug
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -110,28 +110,6 @@ def payload_reading(payload: dict) -> dict:
     return {k: payload[k] for k in READING_FIELDS}
 
 
-# Aggregations that are not a group metric: they get no stability keys under --repeats.
-NOT_GROUP_METRICS = ("invalid_rate", "parse_disagreement", "truncated_rate", "caption_sim", "mc_bias")
-
-
-def is_group_metric(name: str) -> bool:
-    """Whether metric key (or aggregation function) ``name`` is a group metric with ``--repeats`` stability keys."""
-    base = name.removeprefix("prob_")
-    return not (
-        base.endswith(("_ci_low", "_ci_high")) or any(base == n or base.startswith(f"{n}_") for n in NOT_GROUP_METRICS)
-    )
-
-
-def with_repeat_keys(keys: Iterable[str], payload: dict) -> list[str]:
-    """``keys`` plus ``<key>_<suffix>`` of every stability suffix for each group-metric key, only when the
-    payload holds k > 1 repeats (one answer per question adds no key: the run's keys stay as they were)."""
-    keys = list(keys)
-    if not payload.get("repeats"):
-        return keys
-
-    return keys + [f"{key}_{suffix}" for key in keys if is_group_metric(key) for suffix in STABILITY]
-
-
 def first_answer(results: Sequence[Any] | None) -> str:
     """lmms-eval passes a list of (stripped) generations; empty or missing means an empty answer.
     (The k answers of ``--repeats k``, as one list, give their first.)"""
@@ -149,16 +127,14 @@ PRIMARY_KEYS = ("invalid_rate",)
 SAME_AS = "same_as"
 
 
-class SharedPayload(RowPayload):
+class SharedPayload(dict):
     """The payload every non-primary metric key of a question receives: one object shared by those keys.
 
-    In the process it is the full payload (aggregations read it like a dict, and sharing one object lets
-    a metric's value and CI keys share one computation). In JSON it is ``{"same_as": <primary key>}``, so
-    the samples file carries the payload once per question instead of once per metric key (6 to 20 times);
-    ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers ranks with it)
-    keeps the full contents. Read it with ``p[key]``, ``p.get``, ``dict(p)`` or ``{**p}``: ``p.items()`` is
-    the JSON view. It carries its table row ready-made (:class:`temporal_tasks.rows.RowPayload`), so an
-    aggregation over a million of them reads each column in one attribute pass.
+    In the process it is the full payload (aggregations read it like a dict). In JSON it is
+    ``{"same_as": <primary key>}``, so the samples file carries the payload once per question instead of once per
+    metric key (6 to 20 times); ``json`` serialises a dict subclass through ``items()``. Pickling (lmms-eval gathers
+    ranks with it) keeps the full contents. Read it with ``p[key]``, ``p.get``, ``dict(p)`` or ``{**p}``:
+    ``p.items()`` is the JSON view.
     """
 
     __slots__ = ("primary",)
@@ -175,39 +151,35 @@ class SharedPayload(RowPayload):
 
 
 class PrimaryPayload(dict):
-    """The primary key's copy of a payload (no answer): written in full; ``twin`` is the shared object of the
-    other keys, so scoring treats a list of these as that list (one table for every key of a question)."""
+    """The primary key's payload: the full payload in the process (equal to the other keys' :class:`SharedPayload`,
+    so every key's list is the same list of payloads), written without the raw answer (lmms-eval writes that as
+    the line's ``filtered_resps``)."""
 
-    __slots__ = ("twin",)
+    __slots__ = ()
 
-    def __init__(self, payload: dict, twin: dict) -> None:
-        super().__init__(payload)
-        self.twin = twin
+    def items(self):  # noqa: ANN201 - what json.dumps sees
+        return {k: v for k, v in dict.items(self) if k != "answer"}.items()
 
     def __reduce__(self):  # noqa: ANN204
-        return (PrimaryPayload, (dict(self), self.twin))
+        return (PrimaryPayload, (dict(self),))
 
 
 def share(payload: dict, keys: Iterable[str]) -> dict[str, dict]:
-    """``{key: payload}`` for each metric key, lean in the samples file (see :class:`SharedPayload`).
-
-    The primary key (``invalid_rate`` where the task has it, else the first key) gets the payload without
-    the raw answer; ``temporal_tasks.samples`` puts the answer back from the line's ``filtered_resps``.
-    """
+    """``{key: payload}`` for each metric key, lean in the samples file: the primary key (``invalid_rate`` where the
+    task has it, else the first key) holds the payload once (:class:`PrimaryPayload`), every other key a reference
+    to it (:class:`SharedPayload`); ``temporal_tasks.samples`` puts the answer back from ``filtered_resps``."""
     keys = list(dict.fromkeys(keys))
     if not keys:
         return {}
     primary = next((k for k in PRIMARY_KEYS if k in keys), keys[0])
     ref = SharedPayload(payload, primary)
-    out: dict[str, dict] = {primary: PrimaryPayload({k: v for k, v in payload.items() if k != "answer"}, ref)}
+    out: dict[str, dict] = {primary: PrimaryPayload(payload)}
     out.update((key, ref) for key in keys if key != primary)
     return out
 
 
-def results_for(payload: dict, headline: Iterable[str], per_category: Iterable[str] = ()) -> dict[str, dict]:
-    """Map each metric key this question feeds to its payload (categories as ``<metric>_<category>``)."""
-    keys = list(headline)
-    cats = [slug(c) for c in payload["categories"]]
-    for metric in per_category:
-        keys.extend(f"{metric}_{cat}" for cat in cats)
-    return share(payload, with_repeat_keys(keys, payload))
+def results_for(payload: dict, metric_list: MetricList, categories: Iterable[str] = ()) -> dict[str, dict]:
+    """Map each metric key this question feeds to its payload: the list's keys for ``categories`` (names, slugged
+    here) and, when the payload holds k > 1 answers, their ``--repeats`` stability keys."""
+    keys = metric_list.keys([slug(str(c)) for c in categories], repeats=bool(payload.get("repeats")))
+    return share(payload, keys)
