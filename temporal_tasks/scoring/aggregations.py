@@ -1,18 +1,11 @@
 """The lmms-eval aggregation of every metric key, made from its one declaration in the benchmark's spec.
 
-A task YAML names each key's aggregation as ``!function temporal_tasks.scoring.aggregations.<benchmark>__<name>``
-(``<name>``: the metric list's ``prefix`` + the key; the YAML is generated, :mod:`~.metric_lists`). This module
-resolves such a name through the registry: shared code names no benchmark and no benchmark's metric. Each
-aggregation first checks that the answers cover the questions the run selected, then computes its number:
-
-- a :class:`~temporal_tasks.benchmarks.spec.Metric` value ``<m>`` (the value; with ``--repeats``, the mean over
-  repeats), ``<m>_ci_low`` / ``<m>_ci_high`` (its group-bootstrap CI), ``<m>_<category>`` (the metric over one
-  category's payloads: for a stratified metric, one stratum's pooled value), and ``<key>_<s>`` for each
-  ``--repeats`` stability field ``s``;
-- a ``Difference`` (minuend minus subtrahend) or a ``Custom`` function (the benchmark's own);
-- the diagnostics every generate task shares: ``invalid_rate``, ``parse_disagreement``, ``truncated_rate``.
-
-A group metric's aggregation also gives its group outcomes (``outcomes``): what ``compare`` and ``view`` use.
+A task YAML names each key's aggregation ``!function temporal_tasks.scoring.aggregations.<benchmark>__<name>``
+(``<name>``: the list's ``prefix`` + the key), which this module resolves through the registry. An aggregation first
+checks that the answers cover the questions the run selected, then computes: a ``Metric``'s value (with
+``--repeats``, the mean over repeats), CI bounds, per-category value and ``--repeats`` stability keys; a
+``Difference``; a ``Custom`` function; or a diagnostic every generate task shares (``invalid_rate``,
+``parse_disagreement``, ``truncated_rate``). A group metric's aggregation also gives its group outcomes.
 """
 
 from __future__ import annotations
@@ -152,10 +145,6 @@ def _metric(metric: Metric, key: str, part: str, *, report: bool = False, within
     )
 
 
-def _outcomes(items: list, label: str, *, metric: Metric, one_stratum: bool) -> GroupOutcomes:
-    return outcomes(items, metric, label=label, one_stratum=one_stratum)
-
-
 def list_aggregations(spec: Benchmark, ml: MetricList) -> dict[str, Aggregation]:
     """The aggregations of one metric list, by function name (``prefix`` + key)."""
     label = ml.label or spec.name
@@ -169,14 +158,17 @@ def list_aggregations(spec: Benchmark, ml: MetricList) -> dict[str, Aggregation]
         declared = ml.values[family]
         if isinstance(declared, Metric):
             one = category and declared.strata is not None
+
+            def groups(items: list, label: str) -> GroupOutcomes:
+                return outcomes(items, declared, label=label, one_stratum=one)
+
             for part in ("value", *(STABILITY if ml.stability else ())):
                 add(
                     key if part == "value" else f"{key}_{part}",
                     _metric(declared, key, part, report=not category, within=within, one_stratum=one),
                     category=category,
-                    group_outcomes=(functools.partial(_outcomes, metric=declared, one_stratum=one)
-                                    if part == "value" and within is None else None),
-                )  # fmt: skip
+                    group_outcomes=groups if part == "value" and within is None else None,
+                )
         elif isinstance(declared, Difference):
             suffix = key.removeprefix(family)  # "" or "_<category>": the operands' keys of the same category
             first, second = (ml.prefix + name + suffix for name in (declared.minuend, declared.subtrahend))
@@ -204,20 +196,17 @@ def list_aggregations(spec: Benchmark, ml: MetricList) -> dict[str, Aggregation]
 
 @functools.cache
 def functions(benchmark: str) -> dict[str, Aggregation]:
-    """Every aggregation of a registered benchmark's metric lists, by function name.
-
-    Two lists may declare the same key (Vinoground's tasks share their scores) only with the same declaration.
-    """
+    """Every aggregation of a registered benchmark's metric lists, by function name. Two lists may declare the same
+    key (tasks of one benchmark that share metrics) only with the same declaration."""
     spec = get(benchmark)
     out: dict[str, Aggregation] = {}
     declared: dict[str, object] = {}
     for ml in spec.metric_lists:
+        for key, value in ml.values.items():
+            if declared.setdefault(ml.prefix + key, value) != value:
+                raise ValueError(f"{benchmark}: two metric lists declare {key} differently; give one a prefix.")
         for name, fn in list_aggregations(spec, ml).items():
-            mine = ml.values.get(name.removeprefix(ml.prefix), name)
-            if name in out and declared[name] != mine:
-                raise ValueError(f"{benchmark}: two metric lists declare {name} differently; give one a prefix.")
             out.setdefault(name, fn)
-            declared.setdefault(name, mine)
     return out
 
 

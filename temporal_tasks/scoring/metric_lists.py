@@ -92,23 +92,20 @@ def _targets(specs: Iterable[Benchmark]) -> list[tuple[Path, str]]:
     return out
 
 
-def stale_files(specs: Iterable[Benchmark] | None = None) -> list[Path]:
-    """The YAMLs whose metric lists are not current."""
-    return [
-        path
-        for path, text in _targets(registered().values() if specs is None else specs)
-        if path.read_text(encoding="utf-8") != text
-    ]
-
-
-def write(specs: Iterable[Benchmark] | None = None) -> list[Path]:
-    """Rewrite the stale YAMLs; returns them."""
-    written = []
+def write(specs: Iterable[Benchmark] | None = None, check: bool = False) -> list[Path]:
+    """The YAMLs whose metric lists are not current, rewritten (``check``: only listed)."""
+    stale = []
     for path, text in _targets(registered().values() if specs is None else specs):
         if path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
-    return written
+            stale.append(path)
+            if not check:
+                path.write_text(text, encoding="utf-8")
+    return stale
+
+
+def stale_files(specs: Iterable[Benchmark] | None = None) -> list[Path]:
+    """The YAMLs whose metric lists are not current."""
+    return write(specs, check=True)
 
 
 if __name__ == "__main__":

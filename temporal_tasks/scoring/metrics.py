@@ -1,21 +1,15 @@
 """The scoring core's ``_reduce`` step: a :class:`Metric` over a payload table, as per-group counts, then a value.
 
-A *payload* is the per-question dict our ``process_results`` returns (:func:`temporal_tasks.scoring.payloads.
-make_payload`): ``question_id``, ``group_id``, ``role``, ``group_size``, ``gold``, the parsed ``pred`` (``None`` =
-unreadable) and ``correct``. A metric reduces a payload table to per-group ``[right units, units]`` counts (which
-role tuples are units, what makes one right, what an unreadable answer does); its value and its group-bootstrap CI
-come from those counts alone (:mod:`temporal_tasks.scoring.bootstrap`), and so do ``compare``'s.
-
-One policy for every benchmark: payloads come in any order (lmms-eval gathers ranks in rank order), so everything
-groups by ``group_id`` and ``role``; a group with members that were never evaluated (``--limit``/``--offset``) is
-left out of every denominator, with one warning; a repeated answer to a question counts once. Every metric is a
-percentage in 0-100; a metric with nothing to score is NaN, never a made-up 0.
+A metric reduces the payloads of :func:`temporal_tasks.scoring.payloads.make_payload` to per-group ``[right units,
+units]`` counts; its value and group-bootstrap CI come from those counts alone (:mod:`.bootstrap`), as ``compare``'s
+do. One policy for every benchmark: payloads come in any order (lmms-eval gathers ranks in rank order), so all
+groups by ``group_id`` and ``role``; a group with members never evaluated (``--limit``/``--offset``) is left out of
+every denominator, with one warning; a repeated answer counts once. A metric with nothing to score is NaN.
 
 lmms-eval calls one aggregation per metric key, each with its own list of the same payloads (a category key: some
-of them). So the tables of an evaluation, and every result computed from one, are kept (in the run state): a list
-equal to one met before (``==``) is served by its table, and a list whose payloads are, by question id and by
-content, some of an earlier list's is served by a table made from that list's columns. Payloads do not change
-while an evaluation aggregates them; nothing is shared because of where an object lives.
+of them). The tables of an evaluation and their results are kept in the run state: a list equal (``==``) to one
+met before is served by its table; a list whose payloads are, by question id and content, some of an earlier
+list's is served by a table made from that list's columns. Payloads do not change while they are aggregated.
 """
 
 from __future__ import annotations
@@ -48,9 +42,8 @@ Within = tuple[str, str] | None  # (payload field, category slug): only those qu
 @dataclass(frozen=True)
 class MetricResult:
     """A metric's value; with ``--repeats k`` (k > 1) the mean over the repeats of the metric on each, and its
-    stability: ``consensus_accuracy`` (the metric on each question's majority reading), ``consistency_rate``
-    (percent of groups whose outcome is the same in every repeat), ``repeat_sd`` (sample SD of the per-repeat
-    values). Those are NaN with one answer per question."""
+    stability: the metric on each question's majority reading, the percent of groups whose outcome is the same in
+    every repeat, the sample SD of the per-repeat values (NaN with one answer per question)."""
 
     value: float
     consensus_accuracy: float = math.nan
@@ -79,7 +72,8 @@ class Scored:
         return self.results[key]
 
     def subset(self, items: list, label: str) -> Scored | None:
-        """``items`` as some of this list's payloads: found by question id, confirmed by content; else None."""
+        """``items`` as some of this list's payloads (this list read on its own): found by question id, confirmed
+        by content; else None."""
         if self.where is None:
             self.where = {}
             for i, p in enumerate(self.items):
@@ -91,8 +85,6 @@ class Scored:
         if not _equal([self.items[i] for i in at], items):
             return None
         positions = np.asarray(at, dtype=np.int64)
-        if self.at is not None:
-            positions = self.at[positions]
         return Scored(items, PayloadTable.build(items, self.columns, positions, label), self.columns, positions)
 
 
@@ -107,19 +99,13 @@ def scored(items: Sequence[Payload], label: str = "") -> Scored:
     """The table of ``items`` and its results: a list met before, some of one's payloads, or read now."""
     given = list(items)
     tables: list[Scored] = STATE.tables
-    found = next((s for s in reversed(tables) if len(s.items) == len(given) and _equal(s.items, given)), None)
-    if found is not None:
-        return found
-    # Some of an earlier list's payloads: of a list read from its own payloads (a list made from another's columns
-    # is some of that one's too).
-    found = next(
-        (
-            sub
-            for s in reversed(tables)
-            if s.at is None and len(s.items) > len(given) and (sub := s.subset(given, label)) is not None
-        ),
-        None,
-    )
+    for seen in reversed(tables):
+        if len(seen.items) == len(given) and _equal(seen.items, given):
+            return seen
+    found = None
+    for seen in reversed(tables):  # a list made from another's columns holds some of that one's payloads too
+        if seen.at is None and len(seen.items) > len(given) and (found := seen.subset(given, label)):
+            break
     if found is None:
         columns = Columns.read(given, label)
         found = Scored(given, PayloadTable.build(given, columns, label=label), columns)

@@ -35,11 +35,8 @@ def _api_failed(doc: dict, answer: str) -> None:
 
 
 def answers(results: Sequence[Any] | None) -> str | list[str]:
-    """The answer(s) lmms-eval handed ``process_results``: one string, or the k answers of ``--repeats k``.
-
-    Our filter (:class:`AllAnswers`) gives a generate request the list of its k answers for k > 1, which
-    lmms-eval's ``process_results`` flattens to ``[a1, …, ak]`` (one request per question); ``[a]`` otherwise.
-    """
+    """The answer(s) lmms-eval handed ``process_results``: one string, or the k answers of ``--repeats k`` (our
+    filter, ``AllAnswers``, hands them as one list, which lmms-eval flattens to ``[a1, …, ak]``)."""
     if results and isinstance(results[0], list | tuple):
         results = results[0]
     given = ["" if a is None else str(a) for a in (results or ())]
@@ -65,49 +62,33 @@ def reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
 def make_payload(doc: dict, answer: Any) -> dict:
     """The per-question record every aggregation and ``rescore`` works from.
 
-    It keeps both readings of the answer (``pred_robust``, ``pred_official``; ``pred`` is the one
-    of the mode in force), the options in the compact form ``rescore`` re-reads them with, whether the
-    answer was cut off inside its reasoning (``truncated``) and how many parser exceptions reading it
-    raised (``parser_errors``: a bug in this package, never the model's fault).
-
-    ``answer`` a list of k > 1 answers (``--repeats k``): the top-level fields are repeat 0's (so readers
-    of one answer keep working) and ``repeats`` holds every repeat's readings; the answer texts are not
-    copied (lmms-eval's ``resps`` keep them).
+    It keeps both readings of the answer (``pred_robust``, ``pred_official``; ``pred`` is the one of the mode in
+    force), the options in the compact form ``rescore`` re-reads them with, whether the answer was cut off inside
+    its reasoning (``truncated``) and how many parser exceptions reading it raised (``parser_errors``: a bug in
+    this package, never the model's fault). ``answer`` a list of k > 1 answers (``--repeats k``): the top-level
+    fields are repeat 0's and ``repeats`` holds every repeat's readings (the texts stay lmms-eval's ``resps``).
     """
-    if isinstance(answer, list | tuple) and len(answer) > 1:
-        texts = ["" if a is None else str(a) for a in answer]
-        mode = parser_mode()
-        keys = option_keys(doc.get("options"))
-        payload = make_payload(doc, texts[0])
-        payload["repeats"] = [payload_reading(payload)] + [reading(doc, a, mode, keys) for a in texts[1:]]
-        payload["parser_errors"] = sum(rep["parser_errors"] for rep in payload["repeats"])
-        return payload
-    if isinstance(answer, list | tuple):
-        answer = answer[0] if answer else ""
-    answer = "" if answer is None else str(answer)
-    mode = parser_mode()
-    keys = option_keys(doc.get("options"))
-    return {
+    texts = list(answer) if isinstance(answer, list | tuple) else [answer]
+    texts = ["" if a is None else str(a) for a in texts] or [""]
+    mode, keys = parser_mode(), option_keys(doc.get("options"))
+    readings = [reading(doc, text, mode, keys) for text in texts]
+    payload = {
         "question_id": doc["question_id"],
         "group_id": doc["group_id"],
         "role": doc["role"],
         "group_size": int(doc["group_size"]),
         "categories": list(doc.get("categories") or []),
-        "answer": answer,
+        "answer": texts[0],
         "gold": doc["gold"],
         "parser": doc["parser"],
         "parser_mode": mode,
         "option_keys": keys,
-        **reading(doc, answer, mode, keys),
+        **readings[0],
     }
-
-
-READING_FIELDS = ("pred", "pred_robust", "pred_official", "correct", "truncated", "parser_errors")
-
-
-def payload_reading(payload: dict) -> dict:
-    """The reading fields of a one-answer payload (one entry of ``repeats``)."""
-    return {k: payload[k] for k in READING_FIELDS}
+    if len(readings) > 1:
+        payload["repeats"] = readings
+        payload["parser_errors"] = sum(r["parser_errors"] for r in readings)
+    return payload
 
 
 def first_answer(results: Sequence[Any] | None) -> str:

@@ -1,11 +1,9 @@
 """The payload table (the core's ``_update`` step): what the metrics read of a list of payloads, as numpy arrays.
 
-:func:`row_flags` is the one definition of a payload's flags (correct, unreadable, cut off while thinking, readings
-that disagree, ``--repeats``, parser errors). :class:`Columns` reads every payload once, in one Python pass: its
-group, role, expected group size and flags. A :class:`PayloadTable` is those columns at some positions, one row per
-distinct (group, role): a repeated answer to a question counts once, and two questions claiming one role of a
-group is an error. A table of some of a list's payloads (a metric key that receives one category's questions) is
-made from the same columns, so the payloads are read once per aggregation pass.
+:func:`row_flags` is the one definition of a payload's flags. :class:`Columns` reads each payload once: group, role,
+expected group size, flags. A :class:`PayloadTable` is those columns at some positions, one row per distinct
+(group, role): a repeated answer counts once; two questions claiming one role of a group is an error. A table of
+some of a list's payloads (a category key's) is made from that list's columns, so payloads are read once.
 """
 
 from __future__ import annotations
