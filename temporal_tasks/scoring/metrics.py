@@ -74,13 +74,13 @@ class Scored:
     def subset(self, items: list, label: str) -> Scored | None:
         """``items`` as some of this list's payloads (this list read on its own): found by question id, confirmed
         by content; else None."""
-        if self.where is None:
-            self.where = {}
-            for i, p in enumerate(self.items):
-                self.where.setdefault(p.get("question_id"), i)
         try:
-            at = [self.where[p.get("question_id")] for p in items]
-        except (KeyError, AttributeError, TypeError):
+            if self.where is None:
+                self.where = {}
+                for i, p in enumerate(self.items):
+                    self.where.setdefault(p["question_id"], i)
+            at = [self.where[p["question_id"]] for p in items]
+        except (KeyError, TypeError):  # a payload without a question id, or one of another list
             return None
         if not _equal([self.items[i] for i in at], items):
             return None
