@@ -21,7 +21,8 @@ so a noisy machine moves numerator and denominator together. Rows:
   less two copies of the answer.
 * ``vinoground_cold_over_warm``: wall time of a ``vinoground_group`` run through the real lmms-eval
   CLI with an empty cache / the same run with every paired video cached, with the replay model
-  standing in for a GPU model (``latency_ms=300`` per question, visuals fetched); 50 pairs = 200
+  standing in for a GPU model (``latency_ms=300`` per question, ``visuals=true``: each visual fetched, so the
+  paired videos are built as for a GPU model); 50 pairs = 200
   questions by default, clips reused across pairs in distinct combinations.
 """
 
@@ -283,7 +284,11 @@ def bench_vinoground_cold_warm(
     env = dict(os.environ, TEMPORAL_TASKS_DATA_DIR=str(data), TEMPORAL_TASKS_CACHE_DIR=str(cache),
                HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")  # fmt: skip
     env.pop("TEMPORAL_TASKS_NUM_FRAMES", None)  # N follows the model's frame argument
-    model_args = f"responses={responses},latency_ms={latency_ms:g},order={order},max_num_frames={NUM_FRAMES}"
+    # visuals=true: the replay model reads each visual as a GPU model would, so the paired videos are built for it
+    # (plain replay reads none and gets none built), whatever --latency-ms is
+    model_args = (
+        f"responses={responses},latency_ms={latency_ms:g},visuals=true,order={order},max_num_frames={NUM_FRAMES}"
+    )
     colds, warms = [], []
     for r in range(max(1, repeats)):
         shutil.rmtree(cache, ignore_errors=True)

@@ -10,8 +10,11 @@ benchmarks, so one file can serve several tasks (a task-specific line wins over 
 Uses: score answers collected elsewhere (API batch jobs) through the exact pipeline, and let
 tests assert exact metric values through the real CLI.
 
-``latency_ms=300`` makes it stand in for a GPU model when measuring a run: each request first gets
-its visuals (``doc_to_visual``, as a real model does; ``visuals=false`` skips that), then sleeps.
+It reads no visuals, and says so (``reads_visuals = False``, see :func:`temporal_tasks.compat.model_reads_visuals`):
+the tasks then build no paired video or shortcut file ahead for it. ``latency_ms=300`` makes it stand in for a
+GPU model when measuring a run: each request first gets its visuals (``doc_to_visual``, as a real model does),
+then sleeps. ``visuals=true`` (implied by ``latency_ms`` above 0; ``visuals=false`` turns it off) is that reading:
+the instance then declares ``reads_visuals = True``, so the tasks build ahead for it as for a GPU model.
 ``max_num_frames=8`` stands for a real model's frame setting: it is kept as the instance attribute
 ``max_num_frames`` (as lmms-eval's Qwen models keep theirs), from which the tasks take N.
 ``order=length`` answers requests longest prompt first, as lmms-eval's Collator orders them for
@@ -83,8 +86,24 @@ def read_responses(path: str | Path) -> dict[tuple[str | None, str], dict]:
     return records
 
 
+def _flag(value: bool | str, name: str) -> bool:
+    """A true/false model arg (lmms-eval passes ``true``/``false`` as text, or a bool); a clear stop otherwise."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes"):
+        return True
+    if text in ("0", "false", "no"):
+        return False
+    exit_run(DataError(f"temporal_replay: {name}={value!r}; use {name}=true or {name}=false."))
+
+
 class TemporalReplay(lmms):
     """Replays recorded answers keyed by our ``question_id``; works with several processes."""
+
+    # Replay never opens a video, so nothing is built ahead for it; an instance that stands in for a GPU model
+    # (visuals=true, latency_ms=) reads them and sets its own True.
+    reads_visuals: bool = False
 
     def __init__(
         self,
@@ -118,7 +137,7 @@ class TemporalReplay(lmms):
             exit_run(DataError(f"temporal_replay: order={order!r}; use order=doc or order=length."))
         self._order = order
         # a stand-in for a GPU model gets its visuals like one; plain replay stays instant
-        self._visuals = self._latency > 0 if visuals is None else str(visuals).strip().lower() in ("1", "true", "yes")
+        self.reads_visuals = self._latency > 0 if visuals is None else _flag(visuals, "visuals")
         import torch
 
         try:
@@ -169,7 +188,7 @@ class TemporalReplay(lmms):
 
     def _serve(self, req) -> None:
         """What a real model does before answering: get the visuals, then take ``latency_ms``."""
-        if self._visuals:
+        if self.reads_visuals:
             doc_id, task, split = request_doc(req)
             request_visuals(req)(self._doc(task, split, doc_id))
         if self._latency:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from temporal_tasks.compat import (
     FRAME_ARGS,
@@ -54,6 +55,7 @@ class RunContext:
     world_size: int = 1
     num_fewshot: int | None = None  # --num_fewshot of the run, when given
     model_frames: tuple[str, int] | None = None  # the model instance's own frame attribute, when found
+    model: Any = None  # the model instance lmms-eval evaluates, when on the stack
     where: str = "none"  # "simple_evaluate", "evaluate", "command line" or "none"
 
 
@@ -101,6 +103,7 @@ def run_context(argv: list[str] | None = None) -> RunContext:
     found = evaluation_frames()
     if found is not None:
         ctx.where = found.where
+        ctx.model = found.model
         ctx.model_frames = instance_frame_setting(found.model)
         ctx.model_args = parse_model_args(found.model_args)
         ctx.limit = _number(found.limit)

@@ -17,8 +17,9 @@ sees exactly these frames. The shuffle is seeded by the clip's contents: every q
 cache holds one file per clip. Built files are keyed by content, N and seed, written atomically,
 built once across processes and reused; :func:`shortcut_build` describes each file, so the variants'
 ``process_docs`` (:func:`load_variant_docs`) build this rank's files in the background
-(:class:`temporal_tasks.video.BackgroundBuilds`, in the order the model asks) and ``doc_to_visual``
-waits only for its own file; :func:`prebuild` fills the cache before a run.
+(:class:`temporal_tasks.video.BackgroundBuilds`, in the order the model asks; only for a model that reads
+visuals, :mod:`temporal_tasks.video.watching`) and ``doc_to_visual`` waits only for its own file;
+:func:`prebuild` fills the cache before a run.
 
 Vinoground's video-score questions show two clips in one paired video (clip A, black, clip B).
 There, ``single_frame`` is a 3-frame paired video (one seeded frame of each clip, one black frame
@@ -47,9 +48,10 @@ from temporal_tasks.task_docs import building_task_name, builds_allowed, docs_da
 from temporal_tasks.video.builds import BackgroundBuilds, build_workers
 from temporal_tasks.video.cache import FileBuild, atomic_write, cache_folder, cached_file, content_hash
 from temporal_tasks.video.encode import BUILDER_VERSION, codec, frame_rate, save_video
-from temporal_tasks.video.frame_count import frames_known_now, num_frames_in_force, request_num_frames
+from temporal_tasks.video.frame_count import num_frames_in_force, request_num_frames
 from temporal_tasks.video.frames import common_size, letterbox, sample_clip
 from temporal_tasks.video.paired import paired_layout
+from temporal_tasks.video.watching import AHEAD, AT_FIRST_REQUEST, NOT_AHEAD, when_to_build
 
 
 def num_frames(label: str = "shortcuts", log: bool = False) -> int:
@@ -276,24 +278,22 @@ def main_docs(main: str) -> list[dict]:
 
 
 def load_variant_docs(main: str, variant: str) -> list[dict]:
-    """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds.
+    """The docs of ``<main>_<variant>``: the main task's, tagged with the task and N; starts this rank's builds
+    when the model reads visuals (:func:`temporal_tasks.video.watching.when_to_build`).
 
     Inside :func:`temporal_tasks.task_docs.docs_only` it starts (and defers) no build: the docs alone.
     """
     task = f"{main}_{variant}"
     docs = main_docs(main)
-    allowed = builds_allowed()
-    known = allowed and frames_known_now()
-    n = num_frames(task, log=known)
+    when = when_to_build(task, f"{variant} file") if builds_allowed() else None
+    n = num_frames(task, log=when in (AHEAD, NOT_AHEAD))
     for doc in docs:
         doc["shortcut_task"], doc["shortcut_frames"] = task, n
-    if not allowed:  # docs_only(): the docs, no builds
-        return docs
-    if known:
+    if when == AHEAD:
         start_background_builds(docs, variant)
-    else:  # tasks built before `evaluate(lm, task_dict)`: N is known at the first request
+    elif when == AT_FIRST_REQUEST:  # tasks built before `evaluate(lm, task_dict)`: N is known at the first request
         STATE.deferred[(_OWNER, task)] = docs
-    return docs
+    return docs  # docs_only() (no builds) or a model that reads no visuals (none built ahead)
 
 
 def start_background_builds(docs: list[dict], variant: str) -> int:

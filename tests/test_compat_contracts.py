@@ -81,6 +81,42 @@ def test_contract_video_models_keep_their_frame_count_as_an_attribute():
     assert "self.max_frames_num = max_frames_num" in inspect.getsource(llava_onevision), LMMS_EVAL_CHANGED
 
 
+def test_contract_only_the_model_fetches_visuals_and_no_lmms_eval_model_declares_reads_visuals():
+    import lmms_eval.models
+    from lmms_eval import evaluator, evaluator_utils
+    from lmms_eval.api.model import lmms
+    from lmms_eval.caching.response_cache import ResponseCache
+
+    # A request's doc_to_visual is called by the model alone: evaluate, its helpers and the response cache
+    # (--use_cache) never call it, so a model that reads no visuals needs none built (video.watching).
+    for where, src in (
+        ("evaluator.evaluate", inspect.getsource(inspect.unwrap(evaluator.evaluate))),
+        ("evaluator_utils", inspect.getsource(evaluator_utils)),
+        ("ResponseCache.execute", inspect.getsource(ResponseCache.execute)),
+    ):
+        assert "doc_to_visual(" not in src and "args[2](" not in src, f"{LMMS_EVAL_CHANGED}: {where} fetches visuals"
+    # reads_visuals is our declaration: no lmms-eval model has the attribute, so one without it is theirs
+    assert not hasattr(lmms, compat.READS_VISUALS), LMMS_EVAL_CHANGED
+    folder = Path(lmms_eval.models.__file__).parent
+    declaring = [p.name for p in folder.rglob("*.py") if compat.READS_VISUALS in p.read_text(errors="replace")]
+    assert not declaring, f"{LMMS_EVAL_CHANGED}: {declaring} now use the attribute {compat.READS_VISUALS}"
+
+
+def test_model_reads_visuals_is_the_declaration_else_true():
+    class Theirs:
+        pass
+
+    class Replay:
+        reads_visuals = False
+
+    class Unsure:
+        reads_visuals = "no"
+
+    assert compat.model_reads_visuals(Theirs()) is True and compat.model_reads_visuals(Replay()) is False
+    with pytest.raises(ValueError, match=r"model Unsure: reads_visuals='no' is not True or False"):
+        compat.model_reads_visuals(Unsure())
+
+
 def test_contract_request_cache_is_keyed_without_the_data_and_its_folder_can_be_moved():
     from lmms_eval.api.task import Task
     from lmms_eval.caching import cache

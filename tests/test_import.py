@@ -421,6 +421,15 @@ def test_round_trip_gives_the_same_metrics_in_the_official_reading(round_trip, t
 
 
 @pytest.mark.slow
+def test_replay_runs_and_import_score_build_no_paired_video(round_trip):
+    # the original run and `import --score` both replay answers on the full-size fixture: no video is opened, so
+    # none is built (issue 39); the folder is the runs' TEMPORAL_TASKS_CACHE_DIR
+    cache = round_trip["work"] / "cache"
+    assert cache.is_dir()  # the runs used it (the archives they read are extracted there)
+    assert not list(cache.rglob("paired_videos/**/*.mp4")) and not (cache / "shortcuts").exists()
+
+
+@pytest.mark.slow
 def test_round_trip_keeps_timeblind_raw_answers_in_both_readings(round_trip):
     from temporal_tasks.rescore import rescore_task
     from tests.test_timeblind import official_get_scores

@@ -296,9 +296,10 @@ def test_flag_num_fewshot(flag_run):
 @pytest.mark.slow
 def test_flag_limit_0(lmms_eval, flag_run, tmp_path):
     videos = tmp_path / "videos"
-    done = lmms_eval("vinoground_group", responses=_vinoground_answers(tmp_path / "v.jsonl"),
-                     args=["--limit", "0"], env={**flag_run.env, "TEMPORAL_TASKS_CACHE_DIR": str(videos)},
-                     expect_ok=False)  # fmt: skip
+    # visuals=true: a model that reads visuals, for which the paired videos are built ahead (none for plain replay)
+    responses = _vinoground_answers(tmp_path / "v.jsonl")
+    done = lmms_eval("vinoground_group", model_args=f"responses={responses},visuals=true", args=["--limit", "0"],
+                     env={**flag_run.env, "TEMPORAL_TASKS_CACHE_DIR": str(videos)}, expect_ok=False)  # fmt: skip
     assert not done.results  # lmms-eval stops: no document selected
     built = list((videos / "paired_videos").rglob("*.mp4"))
     assert not built, "a paired video was built for a run that selects no question"
@@ -320,5 +321,19 @@ def test_flag_frames_from_model_args(lmms_eval, flag_run, tmp_path):
     done = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=8,visuals=true",
                      env={**flag_run.env, "TEMPORAL_TASKS_CACHE_DIR": str(videos)})  # fmt: skip
     assert "paired videos have N=8 frames (model instance attribute max_num_frames=8)" in done.output
-    assert {p.parent.name for p in (videos / "paired_videos").rglob("*.mp4")} == {"n8"}
+    built = [p for p in (videos / "paired_videos").rglob("*") if p.is_file()]
+    assert {p.parent.name for p in built} == {"n8"} and len(built) == 6  # 8 video questions, 6 distinct videos
     assert done.metrics("vinoground_group")["group_score"] == 0.0
+    # plain replay reads no visuals (issue 39): no paired video built, the same N and numbers in the results
+    plain_cache = tmp_path / "plain"
+    plain = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=8",
+                      env={**flag_run.env, "TEMPORAL_TASKS_CACHE_DIR": str(plain_cache)})  # fmt: skip
+    assert (
+        "no paired video built ahead: the model (TemporalReplay) reads no visuals (reads_visuals=False)" in plain.output
+    )
+    assert not (plain_cache / "paired_videos").exists()
+    assert plain.metrics("vinoground_group") == pytest.approx(done.metrics("vinoground_group"), nan_ok=True)
+    record = {k: plain.results["configs"]["vinoground_group"]["metadata"]["provenance"][k] for k in ("frames",
+              "paired_layout")}  # fmt: skip
+    assert record == {k: done.results["configs"]["vinoground_group"]["metadata"]["provenance"][k] for k in record}
+    assert record["frames"]["n"] == 8

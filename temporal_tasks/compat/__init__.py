@@ -22,6 +22,10 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
   ``.config`` the file) and exports every entry's ``env:`` before the first entry runs. (stack)
 - ``Task.build_all_requests`` returns early on a ``--cache_requests`` hit, before it puts ``doc_to_visual``
   back into the cached requests (its own FIXME): :func:`restore_cached_visuals` does that for our tasks. (stack)
+- lmms-eval never calls a request's ``doc_to_visual`` itself for a simple model (``evaluate`` and the response
+  cache hand the request to the model); the model does, and no lmms-eval model class has an attribute
+  ``reads_visuals``: :func:`model_reads_visuals` reads that declaration of ours from the instance, True when
+  absent. (stack)
 - The CLI is ``lmms-eval`` / ``python -m lmms_eval`` (``sys.argv[0]``), or our ``temporal-tasks`` wrapper. (stack)
 - ``ConfigurableTask.download`` runs ``process_docs``; the task holds its config as ``self._config``, with
   ``task`` and ``metadata`` (written to the results JSON by ``dump_config``): :func:`building_task_config`,
@@ -62,6 +66,7 @@ from temporal_tasks.compat.requests import (
 from temporal_tasks.compat.stack import (
     EVALUATOR_MODULE,
     FRAME_ARGS,
+    READS_VISUALS,
     EvaluationFrames,
     aggregating_task,
     aggregation_selection,
@@ -70,6 +75,7 @@ from temporal_tasks.compat.stack import (
     evaluation_frames,
     instance_frame_setting,
     is_lmms_eval_command_line,
+    model_reads_visuals,
     restore_cached_visuals,
     run_baseline,
 )
@@ -85,6 +91,7 @@ __all__ = [
     "CLI_FLAGS",
     "EVALUATOR_MODULE",
     "FRAME_ARGS",
+    "READS_VISUALS",
     "EvaluationFrames",
     "add_task_metadata",
     "aggregating_task",
@@ -99,6 +106,7 @@ __all__ = [
     "loglikelihood_args",
     "loss_value",
     "merge_includes",
+    "model_reads_visuals",
     "patch_task_manager",
     "restore_cached_visuals",
     "run_baseline",

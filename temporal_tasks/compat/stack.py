@@ -107,6 +107,27 @@ def instance_frame_setting(model: Any) -> tuple[str, int] | None:
     return None
 
 
+# The attribute by which a model declares whether it reads the visuals of its requests (ours, not lmms-eval's:
+# no lmms-eval 0.7.3 model class has it, so a model without it is one of theirs, and reads them).
+READS_VISUALS = "reads_visuals"
+
+
+def model_reads_visuals(model: Any) -> bool:
+    """Whether the model instance reads its requests' visuals (calls their ``doc_to_visual``).
+
+    Its ``reads_visuals`` attribute (class or instance) when it has one, else True: lmms-eval's models, API
+    models and ``first_token_prob`` all read them. A ``ValueError`` names the model's class when the attribute is
+    not True or False.
+    """
+    declared = getattr(model, READS_VISUALS, True)
+    if not isinstance(declared, bool):
+        raise ValueError(
+            f"model {type(model).__name__}: {READS_VISUALS}={declared!r} is not True or False. Set it to False on a "
+            "model that never calls a request's doc_to_visual (a replay model), or remove it (the model reads visuals)."
+        )
+    return declared
+
+
 def is_lmms_eval_command_line(argv: list[str] | None = None) -> bool:
     """Whether this process is the lmms-eval CLI (or our wrapper): only then is ``sys.argv`` the run's."""
     argv = sys.argv if argv is None else argv

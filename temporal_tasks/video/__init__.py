@@ -7,7 +7,8 @@ The modules, by responsibility:
 * :mod:`.encode`: codec, frame rate and encoder of built videos;
 * :mod:`.cache`: cache folder, content hashes, atomic writes, one builder per file across processes;
 * :mod:`.paired`: Vinoground-style paired videos (clip A, black frames, clip B, in exactly N frames);
-* :mod:`.builds`: :class:`BackgroundBuilds`, a rank's files built ahead in the model's order.
+* :mod:`.builds`: :class:`BackgroundBuilds`, a rank's files built ahead in the model's order;
+* :mod:`.watching`: whether files are built ahead at all (only for a model that reads visuals).
 
 The names below are re-exported here for callers; code that replaces one (a test) patches its module.
 """
@@ -45,13 +46,17 @@ from temporal_tasks.video.paired import (
     paired_cache_path,
     paired_layout,
 )
+from temporal_tasks.video.watching import AHEAD, AT_FIRST_REQUEST, NOT_AHEAD, when_to_build
 
 __all__ = [
+    "AHEAD",
+    "AT_FIRST_REQUEST",
     "BUILDER_VERSION",
     "DEFAULT_NUM_FRAMES",
     "DEFAULT_SOURCE",
     "ENV_NUM_FRAMES",
     "GAP_SECONDS",
+    "NOT_AHEAD",
     "BackgroundBuilds",
     "FileBuild",
     "announce",
@@ -78,4 +83,5 @@ __all__ = [
     "resolve_num_frames",
     "sample_clip",
     "uniform_indices",
+    "when_to_build",
 ]

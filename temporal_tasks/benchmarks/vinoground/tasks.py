@@ -45,12 +45,15 @@ from temporal_tasks.run_state import STATE
 from temporal_tasks.scoring.payloads import answers, make_payload, results_for
 from temporal_tasks.task_docs import builds_allowed, docs_dataset
 from temporal_tasks.video import (
+    AHEAD,
+    AT_FIRST_REQUEST,
+    NOT_AHEAD,
     BackgroundBuilds,
     build_paired_videos,
     build_workers,
-    frames_known_now,
     num_frames_in_force,
     request_num_frames,
+    when_to_build,
 )
 
 NAME = "vinoground"
@@ -364,11 +367,11 @@ def _process_docs(variant: str) -> Callable:
     def load() -> list[dict]:
         if not builds_allowed():  # docs_only(): the docs, no builds
             return load_docs(variant=variant, log_frames=False)
-        known = frames_known_now()
-        docs = load_docs(variant=variant, log_frames=known)
-        if known:
+        when = when_to_build(NAME, "paired video") if variant in ("group", "video") else NOT_AHEAD
+        docs = load_docs(variant=variant, log_frames=when != AT_FIRST_REQUEST)
+        if when == AHEAD:
             start_background_builds(docs)
-        elif any(d["paired"] for d in docs):
+        elif when == AT_FIRST_REQUEST and any(d["paired"] for d in docs):
             # Tasks built before `evaluate(lm, task_dict)`: the model, hence N, is known at the first request.
             STATE.deferred[(NAME, variant)] = docs
         return docs
