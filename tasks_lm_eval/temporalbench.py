@@ -1,6 +1,6 @@
 # lm-eval loads `!function temporalbench.<name>` from this file: re-export the package's functions (no logic here).
 from temporal_tasks.benchmarks.temporalbench.tasks import *  # noqa: F403
-from temporal_tasks.lm_eval_tasks import *  # noqa: F403
+from temporal_tasks.harness.lm_eval_tasks import *  # noqa: F403
 from temporal_tasks.scoring.aggregations import (
     temporalbench__binary_acc,  # noqa: F401
     temporalbench__binary_acc_action_effector,  # noqa: F401

@@ -1,6 +1,6 @@
 # lm-eval loads `!function timeblind.<name>` from this file: re-export the package's functions (no logic here).
 from temporal_tasks.benchmarks.timeblind.tasks import *  # noqa: F403
-from temporal_tasks.lm_eval_tasks import *  # noqa: F403
+from temporal_tasks.harness.lm_eval_tasks import *  # noqa: F403
 from temporal_tasks.scoring.aggregations import (
     timeblind__instance_acc,  # noqa: F401
     timeblind__instance_acc_causal_contingency,  # noqa: F401

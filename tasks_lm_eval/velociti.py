@@ -1,6 +1,6 @@
 # lm-eval loads `!function velociti.<name>` from this file: re-export the package's functions (no logic here).
 from temporal_tasks.benchmarks.velociti.tasks import *  # noqa: F403
-from temporal_tasks.lm_eval_tasks import *  # noqa: F403
+from temporal_tasks.harness.lm_eval_tasks import *  # noqa: F403
 from temporal_tasks.scoring.aggregations import (
     velociti__invalid_rate,  # noqa: F401
     velociti__parse_disagreement,  # noqa: F401

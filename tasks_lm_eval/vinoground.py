@@ -1,6 +1,6 @@
 # lm-eval loads `!function vinoground.<name>` from this file: re-export the package's functions (no logic here).
 from temporal_tasks.benchmarks.vinoground.tasks import *  # noqa: F403
-from temporal_tasks.lm_eval_tasks import *  # noqa: F403
+from temporal_tasks.harness.lm_eval_tasks import *  # noqa: F403
 from temporal_tasks.scoring.aggregations import (
     vinoground__invalid_rate,  # noqa: F401
     vinoground__parse_disagreement,  # noqa: F401

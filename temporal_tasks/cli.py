@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from temporal_tasks import tasks_dir
-from temporal_tasks.task_configs import our_tasks
+from temporal_tasks.harness.task_configs import our_tasks
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
@@ -32,7 +32,7 @@ def _cmd_tasks_dir(args: argparse.Namespace) -> int:
 
 
 def _cmd_fixtures(args: argparse.Namespace) -> int:
-    from temporal_tasks.fixtures import write_fixtures
+    from temporal_tasks.data.fixtures import write_fixtures
 
     written = write_fixtures(args.out_dir, args.benchmark or None, full=args.full)
     for name, path in written.items():
@@ -50,7 +50,7 @@ _PHRASES = {
 
 def demo_responses(docs: list[dict], seed: int = 0, accuracy: float = 0.75) -> list[dict]:
     """Replay lines that behave like a mediocre model: mostly right, some wrong, a few unreadable."""
-    from temporal_tasks.parsing import get_parser
+    from temporal_tasks.answers.parsing import get_parser
 
     rng = random.Random(seed)
     lines = []
@@ -73,8 +73,8 @@ def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Pa
     written for each of those tasks: lines name their task, as question ids are unique within a benchmark,
     not across benchmarks.
     """
-    from temporal_tasks.benchmarks import get
-    from temporal_tasks.samples import task_docs
+    from temporal_tasks.api.registry import get
+    from temporal_tasks.tools.samples import task_docs
 
     with open(path, "w", encoding="utf-8") as fh:
         for bench in benchmarks:
@@ -91,7 +91,7 @@ def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Pa
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from temporal_tasks.fixtures import demo_tasks, write_fixtures
+    from temporal_tasks.data.fixtures import demo_tasks, write_fixtures
 
     work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="temporal-tasks-demo-"))
     data_dir = work / "data"
@@ -115,7 +115,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             sys.stderr.write((proc.stdout or "")[-5000:] + (proc.stderr or "")[-5000:])
         print("[demo] lmms-eval failed (see above)", file=sys.stderr)
         return 1
-    from temporal_tasks.report import summary_table
+    from temporal_tasks.tools.report import summary_table
 
     print(f"[demo] results and samples: {work / 'results'} (full tables: `temporal-tasks report DIR`)")
     # The last lines are the one-screen summary, not lmms-eval's long per-metric table.
@@ -124,7 +124,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_rescore(args: argparse.Namespace) -> int:
-    from temporal_tasks.rescore import format_table, rescore, write_results
+    from temporal_tasks.tools.rescore import format_table, rescore, write_results
 
     result = rescore(args.samples, args.parser, run=args.run)
     cfg = result["config"]
@@ -136,7 +136,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from temporal_tasks.export import export
+    from temporal_tasks.tools.export import export
 
     for path in export(args.benchmark, args.samples, args.out):
         print(path)
@@ -144,7 +144,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from temporal_tasks.importer import import_answers, score, summary_lines
+    from temporal_tasks.tools.importer import import_answers, score, summary_lines
 
     record = import_answers(args.benchmark, args.files, args.out, num_frames=args.num_frames)
     for line in summary_lines(record):
@@ -156,13 +156,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _prebuildable() -> list[str]:
-    from temporal_tasks.benchmarks import registered
+    from temporal_tasks.api.registry import registered
 
     return [name for name, spec in registered().items() if spec.prebuild is not None]
 
 
 def _cmd_prebuild(args: argparse.Namespace) -> int:
-    from temporal_tasks.benchmarks import get
+    from temporal_tasks.api.registry import get
 
     for name in args.benchmark or _prebuildable():
         spec = get(name)
@@ -172,7 +172,7 @@ def _cmd_prebuild(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_data(args: argparse.Namespace) -> int:
-    from temporal_tasks.check import main as check_main
+    from temporal_tasks.tools.check import main as check_main
 
     return check_main(args.benchmark, args.sample)
 
@@ -228,24 +228,24 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.set_defaults(func=_cmd_prebuild)
 
-    from temporal_tasks.report import add_report_parser, add_summary_parser
+    from temporal_tasks.tools.report import add_report_parser, add_summary_parser
 
     add_report_parser(sub)
     add_summary_parser(sub)
 
-    from temporal_tasks.compare import add_compare_parser
+    from temporal_tasks.tools.compare import add_compare_parser
 
     add_compare_parser(sub)
 
-    from temporal_tasks.view import add_view_parser
+    from temporal_tasks.tools.view import add_view_parser
 
     add_view_parser(sub)
 
-    from temporal_tasks.perf import add_bench_parser
+    from temporal_tasks.tools.bench import add_bench_parser
 
     add_bench_parser(sub)
 
-    from temporal_tasks.export import EXPORTERS
+    from temporal_tasks.tools.export import EXPORTERS
 
     p = sub.add_parser("export", help="write a run's answers in a benchmark's official scorer format")
     p.add_argument("--benchmark", required=True, choices=sorted(EXPORTERS))
@@ -253,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder")
     p.set_defaults(func=_cmd_export)
 
-    from temporal_tasks.importer import importers
+    from temporal_tasks.tools.importer import importers
 
     p = sub.add_parser("import", help="bring a benchmark's official answer files into a replay run (inverse of export)")
     p.add_argument("--benchmark", required=True, choices=sorted(importers()))
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except Exception as exc:
-        from temporal_tasks.data import DataError
+        from temporal_tasks.data.sources import DataError
 
         if isinstance(exc, DataError | ValueError | FileNotFoundError):
             print(f"temporal-tasks: error: {exc}", file=sys.stderr)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from temporal_tasks.fixtures import write_fixtures
-from temporal_tasks.run_state import reset
+from temporal_tasks.base.run_state import reset
+from temporal_tasks.data.fixtures import write_fixtures
 from tests.hypothesis_profiles import load as load_hypothesis_profile
 from tests.lmms_runner import BASE_ENV, ForkServer, forkable, run_subprocess, runner_mode
 
@@ -84,7 +84,7 @@ class Run:
 
 def expand_line(line: dict) -> dict:
     """A sample line with its full payload (answer included) under every metric key it fed."""
-    from temporal_tasks.samples import fed_keys, line_payload
+    from temporal_tasks.tools.samples import fed_keys, line_payload
 
     payload = line_payload(line)
     if payload is None:
@@ -227,7 +227,7 @@ def shared_lmms_eval(fixture_root, cache_root, lmms_launch, tmp_path_factory):
 @pytest.fixture
 def warnings_seen():
     """Warning lines our loguru logger writes while the test runs."""
-    from temporal_tasks.log import logger
+    from temporal_tasks.base.log import logger
 
     lines: list[str] = []
     sink = logger.add(lambda msg: lines.append(str(msg)), level="WARNING", format="{message}")

@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from temporal_tasks.benchmarks.spec import STABILITY, Benchmark, Difference, Metric, MetricList, PerCategory, Strata
-from temporal_tasks.compare import paired_test
+from temporal_tasks.api.spec import STABILITY, Benchmark, Difference, Metric, MetricList, PerCategory, Strata
 from temporal_tasks.scoring import aggregations
 from temporal_tasks.scoring.aggregations import list_aggregations
 from temporal_tasks.scoring.metrics import outcomes, policy, reset_tables, score
+from temporal_tasks.tools.compare import paired_test
 
 
 def _pair(group: str, test: str, pos: str | None, neg: str | None, category: str = "") -> list[dict]:

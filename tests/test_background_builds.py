@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import run_context, video
-from temporal_tasks.fixtures.video import appearing, moving, resizing, write_video
+from temporal_tasks import video
+from temporal_tasks.compat import run_context
+from temporal_tasks.data.fixtures.clips import appearing, moving, resizing, write_video
 from temporal_tasks.video import cache, paired
 
 decord = pytest.importorskip("decord")
@@ -60,7 +61,7 @@ def _wait_idle(builds: video.BackgroundBuilds, seconds: float = 30) -> None:
 
 
 def test_background_builds_every_planned_video_then_the_threads_end(clips, tmp_path, monkeypatch):
-    from temporal_tasks import log
+    from temporal_tasks.base import log
 
     infos: list[str] = []
     monkeypatch.setattr(log.logger, "info", infos.append)
@@ -338,7 +339,7 @@ def test_rank_share_matches_lmms_eval_sharding(world, limit, offset):
 
 
 def test_env_wins_and_a_difference_warns_once_with_both_values(monkeypatch):
-    from temporal_tasks import log
+    from temporal_tasks.base import log
 
     warnings: list[str] = []
     monkeypatch.setattr(log.logger, "warning", warnings.append)
@@ -359,7 +360,7 @@ def test_env_wins_and_a_difference_warns_once_with_both_values(monkeypatch):
 
 
 def _replay(tmp_path, **kwargs):
-    from temporal_tasks.replay import TemporalReplay
+    from temporal_tasks.harness.replay import TemporalReplay
 
     responses = tmp_path / "r.jsonl"
     responses.write_text("".join(f'{{"question_id": "q{i}", "response": "r{i}"}}\n' for i in range(3)))

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import check, data
+from temporal_tasks.data import sources as data
+from temporal_tasks.tools import check
 
 
 def _cli(data_dir: Path, cache: Path, *args: str) -> subprocess.CompletedProcess:
@@ -129,7 +130,7 @@ def test_fixtures_full_through_the_cli(tmp_path):
 
 
 def test_unknown_benchmark_names_the_registered_ones():
-    from temporal_tasks.benchmarks import names
+    from temporal_tasks.api.registry import names
 
     with pytest.raises(ValueError, match="unknown benchmark.*" + ".*".join(names())):
         check.check(["nosuchbench"])
@@ -138,7 +139,7 @@ def test_unknown_benchmark_names_the_registered_ones():
 
 
 def test_titles_and_published_sizes_come_from_the_specs():
-    from temporal_tasks.benchmarks import get
+    from temporal_tasks.api.registry import get
 
     spec = get("velociti")
     assert check.published("velociti", "rows") == spec.published[("velociti", "rows")] == 8792

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from temporal_tasks import cli
-from temporal_tasks.compare import compare_runs, paired_test
-from temporal_tasks.data import DataError
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.tools.compare import compare_runs, paired_test
 
 FLIP = {"yes": "No", "no": "Yes", "A": "B", "B": "A"}
 
@@ -128,9 +128,9 @@ def test_group_outcomes_give_every_metric(task, mode, offline_env, monkeypatch):
     """Each compared metric, as a function over groups, is exactly the number the task reports."""
     import random
 
-    from temporal_tasks.compare import comparable_metrics
-    from temporal_tasks.samples import task_docs
-    from temporal_tasks.task_configs import resolve_function, task_config
+    from temporal_tasks.harness.task_configs import resolve_function, task_config
+    from temporal_tasks.tools.compare import comparable_metrics
+    from temporal_tasks.tools.samples import task_docs
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     docs = task_docs(task)

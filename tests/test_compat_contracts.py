@@ -337,7 +337,7 @@ def test_contract_multiple_choice_results_reach_process_results_as_text(kept):
     from lmms_eval.api.instance import Instance, unwrap_generation_output
     from lmms_eval.filters import build_filter_ensemble
 
-    from temporal_tasks.doc_hooks import FirstOfRepeats
+    from temporal_tasks.harness.doc_hooks import FirstOfRepeats
 
     src = inspect.getsource(inspect.unwrap(evaluator.evaluate))
     assert "text, tc = unwrap_generation_output(x)" in src and "req.resps.append(text)" in src, (
@@ -374,7 +374,7 @@ def _same(ours, theirs) -> bool:
 def test_contract_include_merge_matches_lmms_eval(tmp_path):
     from lmms_eval.utils import load_yaml_config
 
-    from temporal_tasks.task_configs import load_task_yaml, our_tasks
+    from temporal_tasks.harness.task_configs import load_task_yaml, our_tasks
 
     paths = sorted({Path(path) for _kind, path in our_tasks().values() if "include:" in Path(path).read_text()})
     assert len(paths) >= 4

@@ -7,8 +7,8 @@ import typing
 
 import pytest
 
-from temporal_tasks import contracts
-from temporal_tasks.benchmarks import registered
+from temporal_tasks.api import contracts
+from temporal_tasks.api.registry import registered
 from temporal_tasks.scoring.payloads import make_payload
 
 HOOKS = {

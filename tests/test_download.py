@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import data
-from temporal_tasks.benchmarks import registered
+from temporal_tasks.api.registry import registered
 from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.benchmarks.velociti import loader as velociti_loader
 from temporal_tasks.benchmarks.velociti import tasks as velociti
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-from temporal_tasks.data import DataError
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.data import sources as data
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REPO_BENCH = {spec.hf_repo: name for name, spec in registered().items()}

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import cli
-from temporal_tasks.benchmarks.spec import slug
-from temporal_tasks.data import DataError
-from temporal_tasks.export import export, official_response
+from temporal_tasks.answers.official_rules import official_response
+from temporal_tasks.api.spec import slug
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.tools.export import export
 
 TESTS7 = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
 OFFICIAL = {"TEMPORAL_TASKS_PARSER": "official"}

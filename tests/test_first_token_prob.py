@@ -172,7 +172,7 @@ def test_llava_onevision_p_yes_is_the_first_token_ratio(lmms_eval, fixture_root,
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
-    from temporal_tasks.first_token_prob import FirstTokenProb
+    from temporal_tasks.harness.first_token_prob import FirstTokenProb
 
     ckpt = build(tmp_path_factory.mktemp("ckpt") / "tiny-qwen2-vl", "2")
     return FirstTokenProb(pretrained=str(ckpt), device="cpu", max_frames=4)
@@ -184,7 +184,7 @@ class _Req:
 
 
 def _clip(tmp_path: Path) -> str:
-    from temporal_tasks.fixtures.video import write_video
+    from temporal_tasks.data.fixtures.clips import write_video
 
     return str(write_video(tmp_path / "clip.mp4", lambda t: np.full((64, 64, 3), int(255 * t), np.uint8), 8, 4))
 
@@ -200,7 +200,7 @@ def test_fps_indices_follow_the_official_mid_second_sampler():
 
 
 def test_read_frames_reports_the_timing_of_the_sampled_frames(tmp_path):
-    from temporal_tasks.fixtures.video import write_video
+    from temporal_tasks.data.fixtures.clips import write_video
     from temporal_tasks.video import read_frames_with_metadata
 
     path = write_video(tmp_path / "c.mp4", lambda t: np.full((64, 64, 3), int(255 * t), np.uint8), 20, 2)
@@ -274,7 +274,7 @@ def test_generate_until_is_greedy_and_cut_at_until(tiny_model, tmp_path):
 
 
 def test_unknown_model_args_stop_with_the_known_ones():
-    from temporal_tasks.first_token_prob import FirstTokenProb
+    from temporal_tasks.harness.first_token_prob import FirstTokenProb
 
     with pytest.raises(SystemExit, match=r"unknown model_args \['max_frames_num'\].*max_frames, fps"):
         FirstTokenProb(pretrained="x", max_frames_num=8)
@@ -285,8 +285,8 @@ def test_unknown_model_args_stop_with_the_known_ones():
 def test_entry_point_registers_both_models():
     from lmms_eval.models import get_model
 
-    from temporal_tasks.first_token_prob import FirstTokenProb
-    from temporal_tasks.replay import TemporalReplay
+    from temporal_tasks.harness.first_token_prob import FirstTokenProb
+    from temporal_tasks.harness.replay import TemporalReplay
 
     assert get_model("first_token_prob") is FirstTokenProb
     assert get_model("temporal_replay") is TemporalReplay

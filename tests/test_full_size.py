@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks.fixtures import write_fixtures
+from temporal_tasks.data.fixtures import write_fixtures
 from tests.test_timeblind import official_get_scores
 
 pytestmark = pytest.mark.slow
@@ -55,7 +55,7 @@ def _timed(lmms_eval, label: str, *args, **kwargs):
 
 def _view(folder: Path, label: str) -> None:
     """``temporal-tasks view`` of the run: at most 1.5 times the samples files it reads (issue 30)."""
-    from temporal_tasks.view import write_view
+    from temporal_tasks.tools.view import write_view
 
     start = time.perf_counter()
     path, data = write_view([folder], folder.parent / "view.html")
@@ -71,8 +71,8 @@ SAMPLES_LIMIT = 2500  # bytes per question, plus two copies of the answer (READM
 
 def _check_samples(run, task: str) -> None:
     """The samples file is lean (per question <= 2.5 KB plus two copies of the answer) and rescores every metric."""
-    from temporal_tasks.rescore import rescore_task
-    from temporal_tasks.samples import answer_of
+    from temporal_tasks.tools.rescore import rescore_task
+    from temporal_tasks.tools.samples import answer_of
 
     lines = run.raw_samples[task]
     size = sum(len(json.dumps(line, ensure_ascii=False).encode()) + 1 for line in lines)  # as lmms-eval writes

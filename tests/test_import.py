@@ -22,9 +22,9 @@ import pytest
 from filelock import FileLock
 
 from temporal_tasks import cli
-from temporal_tasks.data import DataError
-from temporal_tasks.importer import RECORD, RESPONSES, import_answers, score
-from temporal_tasks.provenance import differences, imported_provenance
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.harness.provenance import differences, imported_provenance
+from temporal_tasks.tools.importer import RECORD, RESPONSES, import_answers, score
 from tests.conftest import session_dir
 
 TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
@@ -344,10 +344,10 @@ def round_trip(tmp_path_factory):
 
 
 def _build_round_trip(work: Path) -> dict:
-    from temporal_tasks.samples import task_docs
+    from temporal_tasks.tools.samples import task_docs
 
     root = work / "data"
-    from temporal_tasks.fixtures import write_fixtures
+    from temporal_tasks.data.fixtures import write_fixtures
 
     write_fixtures(root, full=True)
     env = {"TEMPORAL_TASKS_DATA_DIR": str(root), "TEMPORAL_TASKS_CACHE_DIR": str(work / "cache"),
@@ -431,7 +431,7 @@ def test_replay_runs_and_import_score_build_no_paired_video(round_trip):
 
 @pytest.mark.slow
 def test_round_trip_keeps_timeblind_raw_answers_in_both_readings(round_trip):
-    from temporal_tasks.rescore import rescore_task
+    from temporal_tasks.tools.rescore import rescore_task
     from tests.test_timeblind import official_get_scores
 
     work = round_trip["work"]
@@ -466,7 +466,7 @@ def test_the_official_shape_imports_to_the_answers_of_the_export(round_trip):
 
 @pytest.mark.slow
 def test_compare_refuses_an_imported_run_then_pairs_it_with_force(round_trip):
-    from temporal_tasks.compare import compare_runs
+    from temporal_tasks.tools.compare import compare_runs
 
     # two tasks of each run (samples and results JSON) keep this quick; the refusal and pairing are per task
     original, imported = (round_trip["work"] / "compare" / name for name in ("original", "imported"))

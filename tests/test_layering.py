@@ -1,14 +1,15 @@
-"""The package's import graph: one-way layers, no circle, imports at the top, no module-level run state.
+"""The package's import graph: its folders are the layers, imports go one way, no circle, imports at the top, no
+module-level run state.
 
-The layers are declared once, in README.md's layout section (the table between ``<!-- layers -->`` markers);
-this test reads that table. Imports inside functions count as imports (a circle hidden in a function is a circle).
+Each folder of ``temporal_tasks/`` is one room, and :data:`ROOMS` is their order, from the bottom: a module imports
+only modules of its own room or of a room below. Only the entry points sit directly in the package (the package's
+``__init__``, at the bottom: every module may read its paths; ``__main__`` and ``cli``, at the top). Imports inside
+functions count as imports (a circle hidden in a function is a circle).
 """
 
 from __future__ import annotations
 
 import ast
-import fnmatch
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +17,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "temporal_tasks"
-README = ROOT / "README.md"
+
+# The rooms, from the bottom: a folder of temporal_tasks/ each, in the order imports may go (down).
+ROOMS = ("base", "compat", "api", "answers", "data", "video", "scoring", "harness", "benchmarks", "tools")
+ENTRY = ("__main__", "cli")  # the only modules directly in the package, but its __init__ (at the bottom)
 
 # Modules of ours whose imports may sit inside functions, and why.
 LAZY_MODULES = {
-    "_hook": "start-up path: runs from a .pth file at every interpreter start; imports only when lmms-eval loads",
+    "harness.hook": "start-up path: runs from a .pth file at every interpreter start; imports when lmms-eval loads",
     "cli": "start-up path: each sub-command imports its tool when it runs, so `temporal-tasks tasks` stays fast",
 }
 # Third-party libraries that may be imported inside a function (heavy, optional for most paths, or lmms-eval itself,
@@ -43,7 +47,7 @@ LAZY_LIBRARIES = {
 }
 # Module-level containers that functions fill on purpose: configuration registries, not run state.
 REGISTRIES = {
-    ("parsing", "PARSERS"): "the parser registry, filled by register_parser as benchmark parser modules import",
+    ("answers.parsing", "PARSERS"): "the parser registry, filled by register_parser as benchmark parser modules import",
 }
 MUTATORS = {"append", "extend", "add", "update", "pop", "popitem", "clear", "setdefault", "remove", "discard",
             "insert", "move_to_end", "appendleft", "__setitem__"}  # fmt: skip
@@ -115,53 +119,49 @@ def _modules() -> dict[str, Module]:
     return mods
 
 
-def _layers() -> list[tuple[str, list[str]]]:
-    text = README.read_text(encoding="utf-8")
-    block = text.split("<!-- layers -->", 1)[1].split("<!-- /layers -->", 1)[0]
-    layers = []
-    for line in block.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and cells[0] and cells[0][0].isdigit():
-            layers.append((cells[0], re.findall(r"`([^`]+)`", cells[1])))
-    return layers
-
-
-def _specificity(pattern: str) -> tuple[int, int]:
-    return (pattern.count(".") + 1, -pattern.count("*"))
-
-
-def layer_of(name: str, layers: list[tuple[str, list[str]]]) -> int | None:
-    """The index of ``name``'s layer: the layer of the most specific pattern that matches it."""
-    best: tuple[tuple[int, int], int] | None = None
-    for i, (_title, patterns) in enumerate(layers):
-        for pattern in patterns:
-            if fnmatch.fnmatchcase(name, pattern) and (best is None or _specificity(pattern) > best[0]):
-                best = (_specificity(pattern), i)
-    return None if best is None else best[1]
+def layer_of(name: str) -> int | None:
+    """The layer of module ``name``: its room's place in :data:`ROOMS` (the package's ``__init__`` below them all,
+    the entry points above them all), or None for a module in no room."""
+    if name == "__init__":
+        return -1
+    if name in ENTRY:
+        return len(ROOMS)
+    room = name.split(".")[0]
+    return ROOMS.index(room) if room in ROOMS and "." in name or name in ROOMS else None
 
 
 MODULES = _modules()
-LAYERS = _layers()
 
 
-def test_the_readme_declares_six_layers():
-    assert [title.split()[0] for title, _ in LAYERS] == ["1", "2", "3", "4", "5", "6"]
+def test_the_rooms_are_the_packages_folders():
+    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file())
+    assert folders == sorted(ROOMS)
+
+
+def test_only_the_entry_points_sit_directly_in_the_package():
+    top = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert top == sorted(["__init__", *ENTRY]) and len(top) <= 4
 
 
 def test_every_module_has_a_layer():
-    assert [m for m in MODULES if layer_of(m, LAYERS) is None] == []
+    assert [m for m in MODULES if layer_of(m) is None] == []
 
 
 def test_no_upward_import():
     upward = []
     for mod in MODULES.values():
-        mine = layer_of(mod.name, LAYERS)
+        mine = layer_of(mod.name)
         for target, line, _lazy in mod.imports:
-            theirs = layer_of(target, LAYERS)
+            theirs = layer_of(target)
             if mine is not None and theirs is not None and theirs > mine:
-                upward.append(f"{mod.path.relative_to(ROOT)}:{line} imports {target} ({LAYERS[theirs][0]} above "
-                              f"{LAYERS[mine][0]})")  # fmt: skip
+                upward.append(f"{mod.path.relative_to(ROOT)}:{line} imports {target} (room {target.split('.')[0]} "
+                              f"above {mod.name.split('.')[0]})")  # fmt: skip
     assert upward == []
+
+
+def test_the_room_order_finds_an_upward_import():
+    assert layer_of("tools.rescore") > layer_of("benchmarks.timeblind.tasks") > layer_of("api.registry")
+    assert layer_of("rescore") is None and layer_of("__init__") < layer_of("base.log") < layer_of("cli")
 
 
 def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -205,7 +205,6 @@ def test_no_import_circle_counting_imports_inside_functions():
 
 def test_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert layer_of("benchmarks.timeblind.check", LAYERS) != layer_of("benchmarks.timeblind.tasks", LAYERS)
 
 
 def test_imports_inside_functions_only_where_allowed():

@@ -13,13 +13,14 @@ from types import SimpleNamespace
 import pytest
 
 import temporal_tasks
-from temporal_tasks import cli, lm_eval_tasks
-from temporal_tasks.benchmarks import registered
+from temporal_tasks import cli
+from temporal_tasks.api.registry import registered
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-from temporal_tasks.doc_hooks import doc_to_text
+from temporal_tasks.harness import lm_eval_tasks
+from temporal_tasks.harness.doc_hooks import doc_to_text
+from temporal_tasks.harness.task_configs import our_tasks, task_config
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.scoring.payloads import make_payload
-from temporal_tasks.task_configs import our_tasks, task_config
 
 timeblind_agg = SimpleNamespace(**functions("timeblind"))
 
@@ -31,7 +32,9 @@ def test_yamls_are_generated_from_the_lmms_eval_configs():
     assert {p.stem for p in folder.glob("*.yaml")} == set(lm_eval_tasks.BLIND_TASKS)
     for task, shim in lm_eval_tasks.BLIND_TASKS.items():
         text = (folder / f"{task}.yaml").read_text(encoding="utf-8")
-        assert text == lm_eval_tasks.render_yaml(task), f"{task}.yaml is stale: python -m temporal_tasks.lm_eval_tasks"
+        assert text == lm_eval_tasks.render_yaml(task), (
+            f"{task}.yaml is stale: python -m temporal_tasks.harness.lm_eval_tasks"
+        )
         # same metric keys as the lmms-eval task of the same name
         keys = [line.split("metric: ", 1)[1].split(",", 1)[0] for line in text.splitlines() if "{metric: " in line]
         assert keys == [m["metric"] for m in task_config(task)["metric_list"]]

@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 from temporal_tasks import video
-from temporal_tasks.fixtures import write_fixtures
-from temporal_tasks.rescore import rescore, task_metrics
-from temporal_tasks.samples import line_payload
-from temporal_tasks.task_configs import resolve_function, task_config
+from temporal_tasks.data.fixtures import write_fixtures
+from temporal_tasks.harness.task_configs import resolve_function, task_config
+from temporal_tasks.tools.rescore import rescore, task_metrics
+from temporal_tasks.tools.samples import line_payload
 from tests.test_timeblind import TRICKY
 
 TASK = "timeblind_iacc"

@@ -159,7 +159,7 @@ def test_openai_frame_sampling_facts(tmp_path):
     import numpy as np
     from lmms_eval.protocol import ChatMessages
 
-    from temporal_tasks.fixtures.video import write_video
+    from temporal_tasks.data.fixtures.clips import write_video
 
     def frames(path, k: int) -> int:
         msgs = ChatMessages(messages=[{"role": "user", "content": [{"type": "video", "url": str(path)}]}])

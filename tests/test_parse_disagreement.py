@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from temporal_tasks.answers.parsing import option
 from temporal_tasks.cli import our_tasks
-from temporal_tasks.parsing import option
-from temporal_tasks.rescore import reparse, task_config
 from temporal_tasks.scoring.aggregations import functions, parse_disagreement
 from temporal_tasks.scoring.payloads import make_payload
+from temporal_tasks.tools.rescore import reparse, task_config
 
 TEXT_OPTIONS = [option("A", "a woman talks to a man"), option("B", "a man is waving")]
 
@@ -110,12 +110,12 @@ def test_every_generate_task_reports_parse_disagreement():
 
 
 def test_every_loader_passes_the_options_it_shows(offline_env):
+    from temporal_tasks.answers.parsing import get_parser
     from temporal_tasks.benchmarks.temporalbench import loader as temporalbench_loader
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.benchmarks.velociti import tasks as velociti
     from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-    from temporal_tasks.parsing import get_parser
-    from temporal_tasks.task_docs import docs_dataset
+    from temporal_tasks.harness.task_docs import docs_dataset
 
     docs = {
         "timeblind": timeblind.load_docs(),

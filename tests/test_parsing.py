@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from temporal_tasks.parsing import PARSERS, Parser, compile_options, get_parser, parser_errors, parser_mode
+from temporal_tasks.answers.parsing import PARSERS, Parser, compile_options, get_parser, parser_errors, parser_mode
 from tests.hypothesis_profiles import examples
 
 YES_NO = [
@@ -138,7 +138,7 @@ def test_parsers_never_raise_and_return_valid_labels(text):
 
 
 def test_parser_bug_is_counted_and_logged_not_hidden(warnings_seen):
-    from temporal_tasks.log import logger
+    from temporal_tasks.base.log import logger
 
     def broken(text, options):
         raise RuntimeError("boom")

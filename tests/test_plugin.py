@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 import temporal_tasks
-from temporal_tasks import _hook, cli
-from temporal_tasks.data import DataError
-from temporal_tasks.replay import read_responses
-from temporal_tasks.task_configs import our_tasks
+from temporal_tasks import cli
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.harness import hook as _hook
+from temporal_tasks.harness.replay import read_responses
+from temporal_tasks.harness.task_configs import our_tasks
 
 
 def _names_in(task_manager, directory: str) -> set[str]:
@@ -141,7 +142,7 @@ def test_demo_runs_offline(tmp_path):
     # The run ends with the one-screen summary: a header, a rule, one row per demo task, each naming its
     # benchmark's headline metric, then each task's provenance.
     lines = out.stdout.rstrip().splitlines()
-    from temporal_tasks.fixtures import demo_tasks
+    from temporal_tasks.data.fixtures import demo_tasks
 
     head = max(i for i, line in enumerate(lines) if line.startswith("| Task | headline | value [95% CI]"))
     rows = lines[head + 2 : head + 2 + len(demo_tasks())]

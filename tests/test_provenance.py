@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import provenance
 from temporal_tasks.cli import demo_responses
-from temporal_tasks.fixtures import write_fixtures
+from temporal_tasks.data.fixtures import write_fixtures
+from temporal_tasks.harness import provenance
 
 _STATS = re.compile(r"ResponseCache stats: (\d+) hits, .*?(\d+) misses")
 
@@ -62,7 +62,7 @@ def test_record_in_results_and_cache_misses_on_new_videos(lmms_eval, tmp_path, m
     assert second.metrics("timeblind_iacc") == first.metrics("timeblind_iacc")
 
     # Another data revision: every video replaced by a different file (same names, other sizes).
-    from temporal_tasks.fixtures.video import moving, write_video
+    from temporal_tasks.data.fixtures.clips import moving, write_video
 
     videos = sorted((root / "timeblind" / "videos").rglob("*.mp4"))
     assert videos
@@ -94,7 +94,7 @@ def test_cache_misses_when_n_changes(lmms_eval, fixture_root, tmp_path, monkeypa
     source = "model instance attribute max_num_frames=8"
     assert rec["frames"] == {"n": 8, "source": source, "applies_to": "paired videos"}
     assert rec["paired_layout"] == {"frames_per_clip": 3, "black_frames": 2}
-    from temporal_tasks.report import summary_table
+    from temporal_tasks.tools.report import summary_table
 
     shown = summary_table([tmp_path / "run1" / "results"])
     assert f"vinoground_group: reading robust; N=8 ({source}; paired videos); paired 3+2+3" in shown
@@ -150,7 +150,7 @@ def test_describe_and_from_results():
 
 
 def test_summary_and_report_print_provenance(tmp_path):
-    from temporal_tasks import report
+    from temporal_tasks.tools import report
 
     rec = {
         "version": 1, "temporal_tasks": "0.1.0", "task": "vinoground_group", "reading": "robust",

@@ -1,6 +1,6 @@
 """Never lose a GPU run: several processes, partial runs, bad inputs, concurrent caches, parser fuzzing, secrets.
 
-The generic tests cover every benchmark that has a fixture (``temporal_tasks.fixtures``).
+The generic tests cover every benchmark that has a fixture (``temporal_tasks.data.fixtures``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from temporal_tasks.answers.parsing import PARSERS, compile_options, load_benchmark_parsers
 from temporal_tasks.cli import demo_responses, write_demo_responses
-from temporal_tasks.data import DataError, extract_zip
-from temporal_tasks.fixtures import demo_tasks, writers
-from temporal_tasks.parsing import PARSERS, compile_options, load_benchmark_parsers
-from temporal_tasks.rescore import task_config, task_metrics
-from temporal_tasks.task_configs import resolve_function
+from temporal_tasks.data.fixtures import demo_tasks, writers
+from temporal_tasks.data.sources import DataError, extract_zip
+from temporal_tasks.harness.task_configs import resolve_function
+from temporal_tasks.tools.rescore import task_config, task_metrics
 from tests.hypothesis_profiles import examples
 
 # Benchmarks register their parsers on import of their parsers module: load them all so every parser is fuzzed.
@@ -59,7 +59,7 @@ def test_two_processes_give_identical_metrics(lmms_eval, offline_env, tmp_path):
         assert _clean(one.metrics(task)) == _clean(two.metrics(task)), task
         assert len(one.samples[task]) == len(two.samples[task])
     # Rescoring the logged samples reproduces every metric of every task, without the model.
-    from temporal_tasks.rescore import rescore
+    from temporal_tasks.tools.rescore import rescore
 
     for run in ("run1", "run2"):  # run2: payloads gathered from two ranks (pickled), lean lines
         rescored = rescore([tmp_path / run / "results"])["results"]
@@ -311,7 +311,7 @@ def _build_after_barrier(pairs: list, cache: str, barrier, queue) -> None:
 def test_two_processes_build_the_same_50_paired_videos(tmp_path):
     import decord
 
-    from temporal_tasks.fixtures.video import moving, resizing, write_video
+    from temporal_tasks.data.fixtures.clips import moving, resizing, write_video
 
     scenes = [moving("left_to_right"), moving("right_to_left"), moving("top_to_bottom"), resizing(True),
               resizing(False)]  # fmt: skip

@@ -18,10 +18,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from temporal_tasks import doc_hooks
-from temporal_tasks.benchmarks.spec import Metric
+from temporal_tasks.api.spec import Metric
 from temporal_tasks.benchmarks.timeblind import ROLES
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
+from temporal_tasks.harness import doc_hooks
 from temporal_tasks.scoring import payloads
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.scoring.bootstrap import bootstrap_ci, bootstrap_ci_repeats
@@ -151,7 +151,7 @@ def test_different_repeat_counts_are_an_error(tb_docs):
 
 
 def test_rescore_rereads_every_repeat(tb_docs):
-    from temporal_tasks.rescore import rescore_task
+    from temporal_tasks.tools.rescore import rescore_task
 
     lines = []
     for d in tb_docs:
@@ -190,7 +190,7 @@ def _check(got: dict, metric: str, expected: dict[str, float]) -> None:
 
 @pytest.fixture(scope="module")
 def full_root(tmp_path_factory) -> Path:
-    from temporal_tasks.fixtures import write_fixtures
+    from temporal_tasks.data.fixtures import write_fixtures
 
     root = tmp_path_factory.mktemp("full")
     write_fixtures(root, ["timeblind", "vinoground"], full=True)
@@ -198,7 +198,7 @@ def full_root(tmp_path_factory) -> Path:
 
 
 def _rescored(run, task: str) -> dict[str, float]:
-    from temporal_tasks.rescore import rescore_task
+    from temporal_tasks.tools.rescore import rescore_task
 
     return rescore_task(task, run.samples[task])
 
@@ -238,7 +238,7 @@ def test_timeblind_full_size_three_repeats(lmms_eval, full_root, tmp_path):
     assert set(rescored) == set(got)
     for key, value in got.items():
         assert rescored[key] == pytest.approx(value, abs=1e-9, nan_ok=True), key
-    from temporal_tasks.report import load_run, write_report
+    from temporal_tasks.tools.report import load_run, write_report
 
     results = sorted((tmp_path / "run1" / "results").rglob("*_results.json"))
     assert results
@@ -326,7 +326,7 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
     """Each group metric under --repeats 3 = the mean of three one-answer runs (the k = 1 path as the oracle);
     consensus = the one-answer run on the majority answers; SD = their sample SD. Every generate benchmark,
     both parser modes (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
-    from temporal_tasks.task_configs import resolve_function, task_config
+    from temporal_tasks.harness.task_configs import resolve_function, task_config
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     cfg = task_config(task)
@@ -368,7 +368,7 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
 
 def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
     """An answer text whose reading is the majority reading of ``answers`` ("" when tied: unreadable)."""
-    from temporal_tasks.parsing import get_parser, option_keys, parser_mode
+    from temporal_tasks.answers.parsing import get_parser, option_keys, parser_mode
 
     doc = next(d for d in docs if d["question_id"] == qid)
     keys = option_keys(doc.get("options"))

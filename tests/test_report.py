@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import report
-from temporal_tasks.report import (
+from temporal_tasks.tools import report
+from temporal_tasks.tools.report import (
     BENCHMARKS,
     classify,
     fmt_value,
@@ -431,8 +431,8 @@ def test_summary_one_row_per_task_with_ci_invalid_and_groups(tmp_path):
 
 
 def test_packaged_reference_file_holds_its_own_benchmark_only(tmp_path, monkeypatch):
-    from temporal_tasks.benchmarks import Benchmark
-    from temporal_tasks.report import references
+    from temporal_tasks.api.registry import Benchmark
+    from temporal_tasks.tools.report import references
 
     path = tmp_path / "references.json"
     entry = {"model": "M", "setting": "s", "tasks": ["x_task"], "source": {"paper": "P", "table": "T"}}

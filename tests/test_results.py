@@ -8,9 +8,9 @@ import math
 import pytest
 
 from temporal_tasks import cli
-from temporal_tasks.data import DataError
-from temporal_tasks.export import export
-from temporal_tasks.rescore import find_sample_files, rescore
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.tools.export import export
+from temporal_tasks.tools.rescore import find_sample_files, rescore
 from tests.test_timeblind import TRICKY, official_get_scores
 
 
@@ -57,7 +57,7 @@ def test_rescore_reproduces_runs_and_export_matches_official(shared_lmms_eval, t
     (path,) = export("timeblind", [robust_dir], tmp_path / "export")
     preds = json.loads(path.read_text())
     assert [p["index"] for p in preds] == list(range(16))
-    from temporal_tasks.parsing import get_parser
+    from temporal_tasks.answers.parsing import get_parser
 
     labels = {}
     for p in preds:

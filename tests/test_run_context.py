@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import compat, run_context, video
-from temporal_tasks.run_state import STATE
+from temporal_tasks import compat, video
+from temporal_tasks.base.run_state import STATE
+from temporal_tasks.compat import run_context
 
 
 class _Model:
@@ -85,7 +86,7 @@ def test_announce_prints_once_on_stderr(capsys):
 
 
 def test_num_fewshot_above_zero_is_a_clear_error(monkeypatch):
-    from temporal_tasks.task_docs import check_zero_shot
+    from temporal_tasks.harness.task_docs import check_zero_shot
 
     def simple_evaluate(model_args=None, num_fewshot=None):
         check_zero_shot()

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import run_state
-from temporal_tasks.log import warn_once
-from temporal_tasks.run_state import STATE, reset
-from temporal_tasks.samples import task_docs
+from temporal_tasks.base import run_state
+from temporal_tasks.base.log import warn_once
+from temporal_tasks.base.run_state import STATE, reset
+from temporal_tasks.tools.samples import task_docs
 from tests.conftest import write_responses
 
 TASKS = ["timeblind_iacc", "vinoground_group"]
@@ -135,7 +135,7 @@ def test_entry_points_start_an_evaluation_once_and_evaluate_keeps_what_its_tasks
 
 
 def test_evaluate_called_by_a_script_keeps_the_deferred_docs_of_its_tasks():
-    from temporal_tasks.run_state import reset_keeping_deferred
+    from temporal_tasks.base.run_state import reset_keeping_deferred
 
     warn_once("from the tasks' building")
     STATE.deferred[("vinoground", "group")] = [{"question_id": "q"}]

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import cli
-from temporal_tasks.data import DataError
-from temporal_tasks.rescore import rescore
-from temporal_tasks.runs import choose_run, find_runs, read_samples
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.tools.rescore import rescore
+from temporal_tasks.tools.runs import choose_run, find_runs, read_samples
 
 
 def _timeblind_lines(fixture_root, monkeypatch, answer: str | None) -> list[dict]:
@@ -92,7 +92,7 @@ def test_a_samples_file_with_answers_from_two_runs_is_an_error(fixture_root, mon
 
 
 def test_summary_takes_each_folders_newest_run(tmp_path):
-    from temporal_tasks.report import find_results
+    from temporal_tasks.tools.report import find_results
 
     folder = tmp_path / "model"
     for stamp, mtime in (("20261125_100000", 1_000), ("20261125_110000", 2_000)):
@@ -107,7 +107,7 @@ def test_summary_takes_each_folders_newest_run(tmp_path):
 
 
 def test_summary_stops_on_a_samples_file_from_two_runs(fixture_root, monkeypatch, tmp_path):
-    from temporal_tasks.report import summary_table
+    from temporal_tasks.tools.report import summary_table
 
     right = _timeblind_lines(fixture_root, monkeypatch, None)
     wrong = _timeblind_lines(fixture_root, monkeypatch, "")

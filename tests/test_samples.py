@@ -9,11 +9,11 @@ import pickle
 import pytest
 
 from temporal_tasks import cli
-from temporal_tasks.data import DataError
-from temporal_tasks.rescore import rescore
-from temporal_tasks.run_state import STATE
-from temporal_tasks.samples import answer_of, fed_keys, line_payload, rebuild_lines
+from temporal_tasks.base.run_state import STATE
+from temporal_tasks.data.sources import DataError
 from temporal_tasks.scoring.payloads import SharedPayload, share
+from temporal_tasks.tools.rescore import rescore
+from temporal_tasks.tools.samples import answer_of, fed_keys, line_payload, rebuild_lines
 
 
 def _payload(**kw) -> dict:
@@ -107,7 +107,7 @@ def test_task_docs_come_from_the_task_configs_process_docs_without_builds(offlin
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.benchmarks.velociti import tasks as velociti
     from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-    from temporal_tasks.samples import task_docs
+    from temporal_tasks.tools.samples import task_docs
 
     expected = {
         "timeblind_iacc": lambda: timeblind.load_docs(),

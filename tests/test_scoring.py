@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from temporal_tasks.benchmarks.spec import Metric, MetricList, PerCategory, Strata, slug
-from temporal_tasks.run_state import STATE
+from temporal_tasks.api.spec import Metric, MetricList, PerCategory, Strata, slug
+from temporal_tasks.base.run_state import STATE
 from temporal_tasks.scoring.bootstrap import bootstrap_ci
 from temporal_tasks.scoring.metrics import complete_groups, question_rate, reset_tables, score, scored
 from temporal_tasks.scoring.payloads import make_payload, results_for

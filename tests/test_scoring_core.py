@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from temporal_tasks.benchmarks.spec import Metric
+from temporal_tasks.api.spec import Metric
 from temporal_tasks.scoring.bootstrap import bootstrap_ci
 from temporal_tasks.scoring.metrics import ci, group_counts, reset_tables, score, scored
 from temporal_tasks.scoring.table import (

@@ -12,14 +12,15 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from temporal_tasks import shortcuts, video
-from temporal_tasks.benchmarks import get
-from temporal_tasks.data import DataError
-from temporal_tasks.fixtures.video import moving, resizing, write_video
-from temporal_tasks.rescore import rescore_task
-from temporal_tasks.run_state import STATE
+from temporal_tasks import video
+from temporal_tasks.api.registry import get
+from temporal_tasks.base.run_state import STATE
+from temporal_tasks.data.fixtures.clips import moving, resizing, write_video
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.harness import shortcuts
+from temporal_tasks.harness.task_configs import our_tasks, task_config
 from temporal_tasks.scoring.aggregations import functions
-from temporal_tasks.task_configs import our_tasks, task_config
+from temporal_tasks.tools.rescore import rescore_task
 
 decord = pytest.importorskip("decord")
 
@@ -79,9 +80,9 @@ def test_variant_configs_reuse_the_main_task():
                     k: v for k, v in main_cfg.items() if k not in own
                 }
                 variant = name.rsplit(main + "_", 1)[1]
-                assert cfg["doc_to_visual"][1] == f"temporal_tasks.shortcuts.{variant}_visual"
+                assert cfg["doc_to_visual"][1] == f"temporal_tasks.harness.shortcuts.{variant}_visual"
                 if variant != "blind":  # one process_docs per variant; the main task from the benchmark's spec
-                    assert cfg["process_docs"][1] == f"temporal_tasks.shortcuts.process_docs_{variant}"
+                    assert cfg["process_docs"][1] == f"temporal_tasks.harness.shortcuts.process_docs_{variant}"
                     assert get(bench).shortcut_main == main
         group = task_config(f"{bench}_shortcuts")
         assert group["task"] == [main, *VARIANTS[bench]]
@@ -251,7 +252,7 @@ def test_cli_variants_score_like_the_main_task(shared_lmms_eval, offline_env, be
 
 
 def test_report_shows_shortcut_rows_beside_the_main_row(tmp_path):
-    from temporal_tasks import report
+    from temporal_tasks.tools import report
     from tests.test_report import _write_results
 
     main = {"trial_acc": 70.0, "question_acc": 40.0, "video_acc": 45.5, "instance_acc": 31.25, "invalid_rate": 1.5}
@@ -288,7 +289,7 @@ def test_report_shows_shortcut_rows_beside_the_main_row(tmp_path):
 
 
 def test_shortcut_references_cite_their_tables():
-    from temporal_tasks.report import load_references
+    from temporal_tasks.tools.report import load_references
 
     refs = {(r.benchmark, r.label): r for r in load_references()}
     single = refs[("TimeBlind", "GPT-5 (single frame)")]
@@ -368,7 +369,7 @@ def test_prebuild_fills_the_cache_the_tasks_read(offline_env, monkeypatch, tmp_p
 
 
 def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
-    from temporal_tasks import log
+    from temporal_tasks.base import log
 
     warnings: list[str] = []
     monkeypatch.setattr(log.logger, "warning", warnings.append)
@@ -449,8 +450,8 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
 @pytest.mark.parametrize("known", [True, False])
 @pytest.mark.parametrize("main", ["vinoground_group", "velociti_strictvle", "temporalbench_short_mba"])
 def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, fresh_builds, tmp_path, main, known):
-    from temporal_tasks.task_configs import resolve_function
-    from temporal_tasks.task_docs import task_docs
+    from temporal_tasks.harness.task_configs import resolve_function
+    from temporal_tasks.harness.task_docs import task_docs
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
@@ -519,8 +520,8 @@ def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_ev
 
 
 def test_variant_process_docs_refuses_a_task_that_is_not_a_shortcut_variant(offline_env):
-    from temporal_tasks.shortcuts import process_docs_shuffled, process_docs_single_frame
-    from temporal_tasks.task_docs import docs_only
+    from temporal_tasks.harness.shortcuts import process_docs_shuffled, process_docs_single_frame
+    from temporal_tasks.harness.task_docs import docs_only
 
     for fn, task in ((process_docs_single_frame, "timeblind_iacc"), (process_docs_shuffled, "mytask_shuffled")):
         with docs_only(task), pytest.raises(DataError, match="variant of a benchmark's shortcut main task"):

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import tasks_dir
+from temporal_tasks.harness.task_configs import our_tasks
 from temporal_tasks.scoring.metric_lists import HEADER, stale_files
-from temporal_tasks.task_configs import our_tasks
 
 SNAPSHOT = Path(__file__).parent / "data" / "task_configs.json"
 
@@ -95,7 +95,7 @@ def test_every_function_target_is_a_named_module_attribute():
     import importlib
     import re
 
-    from temporal_tasks.benchmarks import get
+    from temporal_tasks.api.registry import get
     from temporal_tasks.scoring import aggregations
     from temporal_tasks.scoring.metric_lists import entries
 

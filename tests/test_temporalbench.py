@@ -14,12 +14,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from temporal_tasks.benchmarks.spec import slug
+from temporal_tasks.answers.parsing import get_parser
+from temporal_tasks.api.spec import slug
 from temporal_tasks.benchmarks.temporalbench import METRIC_CATEGORIES, METRIC_SOURCES
 from temporal_tasks.benchmarks.temporalbench import loader as temporalbench_loader
 from temporal_tasks.benchmarks.temporalbench import tasks as tb
-from temporal_tasks.data import DataError
-from temporal_tasks.parsing import get_parser
+from temporal_tasks.data.sources import DataError
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.scoring.bootstrap import percent
 
@@ -447,7 +447,7 @@ def test_cli_caption_sim_runs_without_source_field(lmms_eval, fixture_root, tmp_
 
 def test_rescore_reproduces_and_reparses(offline_env, monkeypatch):
     # Sample lines as lmms-eval logs them (the answer, every metric key -> payload), recorded in robust mode.
-    from temporal_tasks.rescore import rescore_task
+    from temporal_tasks.tools.rescore import rescore_task
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
     lines = [

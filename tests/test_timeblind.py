@@ -12,9 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-from temporal_tasks.data import DataError
-from temporal_tasks.parsing import get_parser
+from temporal_tasks.data.sources import DataError
 from temporal_tasks.scoring.aggregations import functions
 
 timeblind_agg = SimpleNamespace(**functions("timeblind"))

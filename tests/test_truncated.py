@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from temporal_tasks.parsing import option, truncated_thinking
+from temporal_tasks.answers.parsing import option, truncated_thinking
+from temporal_tasks.harness.task_configs import our_tasks, task_config
 from temporal_tasks.scoring.aggregations import truncated_rate
 from temporal_tasks.scoring.payloads import make_payload
-from temporal_tasks.task_configs import our_tasks, task_config
 from tests.test_parse_disagreement import GENERATE_TASKS
 
 YN = [option("yes", "Yes"), option("no", "No")]

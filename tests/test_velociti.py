@@ -15,7 +15,7 @@ import pytest
 from temporal_tasks.benchmarks.velociti import fixture as fixture
 from temporal_tasks.benchmarks.velociti import loader as velociti_loader
 from temporal_tasks.benchmarks.velociti import tasks as velociti
-from temporal_tasks.data import BenchmarkData, DataError
+from temporal_tasks.data.sources import BenchmarkData, DataError
 from temporal_tasks.scoring.aggregations import functions
 
 velociti_agg = SimpleNamespace(**functions("velociti"))
@@ -330,7 +330,7 @@ def test_fixture_docs(offline_env):
 
 
 def _task_yaml(name: str) -> dict:
-    from temporal_tasks.task_configs import task_config
+    from temporal_tasks.harness.task_configs import task_config
 
     return task_config(name)  # the YAML lmms-eval loads (wheel or checkout), templates included
 

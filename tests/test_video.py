@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from temporal_tasks import video
-from temporal_tasks.fixtures.video import appearing, moving, resizing, write_video
+from temporal_tasks.data.fixtures.clips import appearing, moving, resizing, write_video
 from temporal_tasks.video import encode, frames, paired
 
 decord = pytest.importorskip("decord")

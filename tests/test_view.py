@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import cli
-from temporal_tasks.benchmarks import get
-from temporal_tasks.compare import compare_runs
-from temporal_tasks.rescore import rescore
-from temporal_tasks.view.extract import read_span
-from temporal_tasks.view.shapes import group_shape, member_flags
+from temporal_tasks.api.registry import get
+from temporal_tasks.tools.compare import compare_runs
+from temporal_tasks.tools.rescore import rescore
+from temporal_tasks.tools.view.extract import read_span
+from temporal_tasks.tools.view.shapes import group_shape, member_flags
 from tests.browser import load, parse
 
 TASKS = (
@@ -79,7 +79,7 @@ def _first_group_wrong(docs: list[dict]) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def base_run(fixture_root, cache_root, tmp_path_factory):
     """One real lmms-eval run of every benchmark's main tasks with the answers above; returns (folder, docs)."""
-    from temporal_tasks.samples import task_docs
+    from temporal_tasks.tools.samples import task_docs
 
     work = tmp_path_factory.mktemp("view")
     with pytest.MonkeyPatch.context() as mp:

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.benchmarks.vinoground import fixture as fx
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-from temporal_tasks.data import DataError
-from temporal_tasks.parsing import get_parser
+from temporal_tasks.data.sources import DataError
 from temporal_tasks.scoring.aggregations import functions, parse_disagreement, truncated_rate
 
 vinoground_agg = SimpleNamespace(**functions("vinoground"))
@@ -366,8 +366,8 @@ def test_incomplete_pairs_are_left_out(offline_env):
 
 
 def test_yaml_metric_lists_match_process_results():
-    from temporal_tasks.benchmarks.spec import STABILITY
-    from temporal_tasks.task_configs import task_config
+    from temporal_tasks.api.spec import STABILITY
+    from temporal_tasks.harness.task_configs import task_config
 
     variants = {"vinoground_group": "group", "vinoground_group_official": "official", "vinoground_text": "text",
                 "vinoground_video": "video", "vinoground_text_blind": "text_blind"}  # fmt: skip

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import shortcuts, video
+from temporal_tasks import video
+from temporal_tasks.base.run_state import STATE
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-from temporal_tasks.run_state import STATE
+from temporal_tasks.harness import shortcuts
 from temporal_tasks.video import paired
 
 
@@ -40,7 +41,7 @@ def _in_simple_evaluate(model, probe):
 
 
 def _replay(tmp_path: Path, **kwargs):
-    from temporal_tasks.replay import TemporalReplay
+    from temporal_tasks.harness.replay import TemporalReplay
 
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"question_id": "q0", "response": "A"}\n')
@@ -156,7 +157,7 @@ def test_tasks_built_before_evaluate_defer_their_builds_whatever_the_model(recor
 
 def test_replay_declares_what_it_reads(tmp_path):
     from temporal_tasks import compat
-    from temporal_tasks.replay import TemporalReplay
+    from temporal_tasks.harness.replay import TemporalReplay
 
     assert TemporalReplay.reads_visuals is False
     assert compat.model_reads_visuals(_replay(tmp_path)) is False  # plain replay: answers only

@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
+from temporal_tasks.base.run_state import STATE
 from temporal_tasks.compat.cli import command_line_setting
-from temporal_tasks.run_state import STATE
 
 EVALUATOR_MODULE = "lmms_eval.evaluator"
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from temporal_tasks.benchmarks import get, names
-from temporal_tasks.benchmarks.spec import STABILITY, Benchmark, Custom, Difference, Metric, MetricList
+from temporal_tasks.api.registry import get, names
+from temporal_tasks.api.spec import STABILITY, Benchmark, Custom, Difference, Metric, MetricList
+from temporal_tasks.base.errors import DataError, exit_run
+from temporal_tasks.base.log import first_time, logger
 from temporal_tasks.compat import aggregating_task, aggregation_selection
-from temporal_tasks.errors import DataError, exit_run
-from temporal_tasks.log import first_time, logger
 from temporal_tasks.scoring.bootstrap import GroupOutcomes, percent
 from temporal_tasks.scoring.metrics import Within, ci, outcomes, question_rate, score, scored
 from temporal_tasks.scoring.table import DISAGREE, INVALID, TRUNCATED

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from temporal_tasks.benchmarks.spec import InvalidPolicy, Metric, slug
-from temporal_tasks.log import warn_once
-from temporal_tasks.parsing import parser_mode
-from temporal_tasks.run_state import STATE
+from temporal_tasks.answers.parsing import parser_mode
+from temporal_tasks.api.spec import InvalidPolicy, Metric, slug
+from temporal_tasks.base.log import warn_once
+from temporal_tasks.base.run_state import STATE
 from temporal_tasks.scoring.bootstrap import (
     GroupOutcomes,
     bootstrap_ci,

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from temporal_tasks.benchmarks.spec import MetricList, slug
-from temporal_tasks.log import logger
-from temporal_tasks.parsing import get_parser, option_keys, parser_mode, truncated_thinking
-from temporal_tasks.run_state import STATE, lock
+from temporal_tasks.answers.parsing import get_parser, option_keys, parser_mode, truncated_thinking
+from temporal_tasks.api.spec import MetricList, slug
+from temporal_tasks.base.log import logger
+from temporal_tasks.base.run_state import STATE, lock
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -148,7 +148,7 @@ class PrimaryPayload(dict):
 def share(payload: dict, keys: Iterable[str]) -> dict[str, dict]:
     """``{key: payload}`` for each metric key, lean in the samples file: the primary key (``invalid_rate`` where the
     task has it, else the first key) holds the payload once (:class:`PrimaryPayload`), every other key a reference
-    to it (:class:`SharedPayload`); ``temporal_tasks.samples`` puts the answer back from ``filtered_resps``."""
+    to it (:class:`SharedPayload`); ``temporal_tasks.tools.samples`` puts the answer back from ``filtered_resps``."""
     keys = list(dict.fromkeys(keys))
     if not keys:
         return {}

@@ -14,8 +14,8 @@ import time
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
-from temporal_tasks.errors import DataError, exit_run
-from temporal_tasks.log import logger
+from temporal_tasks.base.errors import DataError, exit_run
+from temporal_tasks.base.log import logger
 from temporal_tasks.video.cache import FileBuild, build_once, cache_folder
 from temporal_tasks.video.paired import paired_build
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from temporal_tasks.files import atomic_write, cache_dir
+from temporal_tasks.base.files import atomic_write, cache_dir
 
 __all__ = [
     "FileBuild",
@@ -34,7 +34,7 @@ __all__ = [
 
 
 def cache_folder(root: str | os.PathLike | None = None) -> Path:
-    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.files.cache_dir`)."""
+    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.base.files.cache_dir`)."""
     return Path(root) if root is not None else cache_dir()
 
 

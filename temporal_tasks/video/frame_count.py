@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
-from temporal_tasks.errors import DataError
-from temporal_tasks.log import first_time, logger, warn_once
-from temporal_tasks.run_context import model_frame_setting, run_context
+from temporal_tasks.base.errors import DataError
+from temporal_tasks.base.log import first_time, logger, warn_once
+from temporal_tasks.compat.run_context import model_frame_setting, run_context
 
 __all__ = [
     "DEFAULT_NUM_FRAMES",
@@ -61,7 +61,7 @@ DEFAULT_SOURCE = (
 def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]:
     """The N in force and where it comes from: the env var, else the model's frame setting, else 32.
 
-    ``model_setting`` is ``(name, value)`` from :func:`temporal_tasks.run_context.model_frame_setting`
+    ``model_setting`` is ``(name, value)`` from :func:`temporal_tasks.compat.run_context.model_frame_setting`
     (the model instance's attribute or ``--model_args``; a plain tuple counts as ``--model_args``). The
     source is ``"TEMPORAL_TASKS_NUM_FRAMES"``, ``"model instance attribute max_num_frames=8"``,
     ``"--model_args max_num_frames=8"`` or :data:`DEFAULT_SOURCE`. When the env var and the model differ,

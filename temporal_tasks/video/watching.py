@@ -10,9 +10,9 @@ built then if missing, whatever the model declares.
 
 from __future__ import annotations
 
+from temporal_tasks.base.errors import DataError
 from temporal_tasks.compat import READS_VISUALS, model_reads_visuals
-from temporal_tasks.errors import DataError
-from temporal_tasks.run_context import run_context
+from temporal_tasks.compat.run_context import run_context
 from temporal_tasks.video.frame_count import announce, frames_known_now
 
 __all__ = ["AHEAD", "AT_FIRST_REQUEST", "NOT_AHEAD", "when_to_build"]

@@ -13,8 +13,8 @@ import sys
 from lmms_eval.evaluator import evaluate, simple_evaluate
 from lmms_eval.tasks import TaskManager, get_task_dict
 
-from temporal_tasks.replay import TemporalReplay
-from temporal_tasks.run_state import STATE
+from temporal_tasks.base.run_state import STATE
+from temporal_tasks.harness.replay import TemporalReplay
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ The spec below is all the rest of the package knows about TemporalBench, its met
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark, Custom, Metric, MetricList, PerCategory
+from temporal_tasks.api.spec import Benchmark, Custom, Metric, MetricList, PerCategory
 
 NAME = "temporalbench"
 CATEGORIES = (

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.errors import DataError
-from temporal_tasks.export import official_response, payloads_with_docs, write_jsonl
-from temporal_tasks.runs import read_samples
+from temporal_tasks.answers.official_rules import official_response
+from temporal_tasks.base.errors import DataError
+from temporal_tasks.base.files import write_jsonl
 
 
-def export(files: dict[str, Path], out: Path) -> list[Path]:
+def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``temporalbench_<part>/<task>.jsonl``: the ``{"idx", "response"}`` lines official scorers read.
 
     ``get_qa_acc.py --data_json temporalbench_short_qa.json --output_folder DIR`` scores every file
@@ -19,13 +19,13 @@ def export(files: dict[str, Path], out: Path) -> list[Path]:
     Caption answers are written verbatim (the similarity scorer accepts an empty one).
     """
     written = []
-    for task, file in files.items():
+    for task, lines in answers.items():
         parts: dict[str, list[dict]] = defaultdict(list)
-        for p, doc in payloads_with_docs(read_samples(file)):
+        for p, doc in lines:
             caption = p.get("role") == "caption"
             part = "short_caption" if caption else p.get("part") or doc.get("part")
             if part not in ("short_qa", "long_qa", "short_caption"):
-                raise DataError(f"{file}: cannot tell whether {p['question_id']!r} is short or long QA (no 'part').")
+                raise DataError(f"{task}: cannot tell whether {p['question_id']!r} is short or long QA (no 'part').")
             rec = {"idx": p["question_id"], "response": p["answer"] if caption else official_response(p["answer"])}
             if not caption:
                 rec["video_name"] = p["group_id"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from temporal_tasks.benchmarks.temporalbench.fixture import CAPTION_PROMPT, PROMPT
 from temporal_tasks.benchmarks.temporalbench.loader import CATEGORIES, SOURCES
-from temporal_tasks.fixtures.full import clips, even_sizes, write_zip
+from temporal_tasks.data.fixtures.full import clips, even_sizes, write_zip
 
 SEED = 13
 SHORT_VIDEOS, SHORT_QUESTIONS = 2179, 9867

@@ -17,8 +17,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from temporal_tasks.benchmarks.spec import slug
-from temporal_tasks.data import (
+from temporal_tasks.answers.parsing import line_options, option
+from temporal_tasks.api.spec import slug
+from temporal_tasks.base.files import atomic_write
+from temporal_tasks.base.log import logger, warn_once
+from temporal_tasks.data.sources import (
     BenchmarkData,
     DataError,
     benchmark_data,
@@ -31,9 +34,6 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.files import atomic_write
-from temporal_tasks.log import logger, warn_once
-from temporal_tasks.parsing import line_options, option
 
 NAME = "temporalbench"
 PARSER = "first_char_ab"  # official rule: GT.lower() == response[0].lower()

@@ -19,15 +19,15 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from temporal_tasks.answers.parsing import truncated_thinking
+from temporal_tasks.base.log import warn_once
 from temporal_tasks.benchmarks.temporalbench import QA_LIST
 from temporal_tasks.benchmarks.temporalbench.loader import NAME, load_caption_docs, load_qa
-from temporal_tasks.data import (
+from temporal_tasks.data.sources import (
     DataError,
 )
-from temporal_tasks.log import warn_once
-from temporal_tasks.parsing import truncated_thinking
+from temporal_tasks.harness.task_docs import docs_dataset
 from temporal_tasks.scoring.payloads import answers, first_answer, make_payload, results_for
-from temporal_tasks.task_docs import docs_dataset
 
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
 ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"

@@ -5,16 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from temporal_tasks.export import question_payloads
-from temporal_tasks.runs import read_samples
 
-
-def export(files: dict[str, Path], out: Path) -> list[Path]:
+def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``<task>_predictions.json`` per task: the ``{index, type, model_output}`` list official ``get_scores`` reads."""
     written = []
-    for task, file in files.items():
+    for task, lines in answers.items():
         preds = []
-        for p in question_payloads(read_samples(file)):
+        for p, _doc in lines:
             kind = "yes_no" if p["parser"] == "timeblind_yes_no" else "multiple_choice"
             preds.append({"index": int(p["question_id"]), "type": kind, "model_output": p["answer"]})
         preds.sort(key=lambda r: r["index"])

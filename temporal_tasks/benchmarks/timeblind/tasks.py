@@ -18,9 +18,11 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from temporal_tasks.answers.parsing import YES_NO_OPTIONS, get_parser, option
+from temporal_tasks.base.log import warn_once
 from temporal_tasks.benchmarks.timeblind import METRIC_LIST, ROLES
 from temporal_tasks.benchmarks.timeblind.parsers import MC, YES_NO
-from temporal_tasks.data import (
+from temporal_tasks.data.sources import (
     BenchmarkData,
     DataError,
     benchmark_data,
@@ -32,10 +34,8 @@ from temporal_tasks.data import (
     read_jsonl,
     require_fields,
 )
-from temporal_tasks.log import warn_once
-from temporal_tasks.parsing import YES_NO_OPTIONS, get_parser, option
+from temporal_tasks.harness.task_docs import docs_dataset
 from temporal_tasks.scoring.payloads import answers, make_payload, results_for
-from temporal_tasks.task_docs import docs_dataset
 
 NAME = "timeblind"
 GOLD = {"yes_no": ("yes", "no", "no", "yes"), "multiple_choice": ("A", "B", "B", "A")}

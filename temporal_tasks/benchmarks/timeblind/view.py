@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from temporal_tasks.view.shapes import by_role
-
 SAME = "same answer on both videos"
 ONE_VIDEO = "right on one video only"
 BOTH_WRONG = "wrong on both videos"
@@ -15,7 +13,7 @@ BOTH_WRONG = "wrong on both videos"
 def shape(members: Sequence[dict]) -> str | None:
     """Same answer on both videos (each question answered alike whatever the video: the video was not used), else
     right on one video only (both questions right on one video), else wrong on both videos."""
-    roles = by_role(members)
+    roles = {str(m.get("role")): m for m in members}
     questions = sorted({r.split("_")[0] for r in roles})
     videos = sorted({r.split("_")[1] for r in roles if "_" in r})
     if len(questions) != 2 or len(videos) != 2 or len(roles) != 4:

@@ -5,7 +5,7 @@ The spec below is all the rest of the package knows about VELOCITI, its metrics 
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark, Difference, InvalidPolicy, Metric, MetricList, PerCategory, Strata
+from temporal_tasks.api.spec import Benchmark, Difference, InvalidPolicy, Metric, MetricList, PerCategory, Strata
 
 NAME = "velociti"
 # The 8 tests, in the paper's order.

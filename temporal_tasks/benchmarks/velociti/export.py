@@ -7,12 +7,10 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from temporal_tasks.base.errors import DataError
 from temporal_tasks.benchmarks.velociti.loader import _event, read_annotations
 from temporal_tasks.benchmarks.velociti.parsers import official_mc, official_yes_no
-from temporal_tasks.data import ENV_DATA_DIR, benchmark_data
-from temporal_tasks.errors import DataError
-from temporal_tasks.export import payloads_with_docs
-from temporal_tasks.runs import read_samples
+from temporal_tasks.data.sources import ENV_DATA_DIR, benchmark_data
 
 from . import NAME
 
@@ -80,7 +78,7 @@ def _meta(row: int, test: str, doc: dict, table: list[dict] | None) -> dict[str,
     return meta
 
 
-def export(files: dict[str, Path], out: Path) -> list[Path]:
+def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``<task>/<test_name>.csv``: one row per annotation row, in the columns VELOCITI's scorers read.
 
     - ``velociti_strictvle_prob*``: ``pos_score``, ``neg_score`` = e(V, C+), e(V, C-) for
@@ -100,14 +98,14 @@ def export(files: dict[str, Path], out: Path) -> list[Path]:
     """
     written = []
     table = None
-    for task, file in files.items():
+    for task, lines in answers.items():
         rows: dict[int, dict[str, tuple[dict, dict]]] = defaultdict(dict)
         kinds = set()
-        for p, doc in payloads_with_docs(read_samples(file)):
+        for p, doc in lines:
             kinds.add(_kind(p))
             rows[int(str(p["group_id"]).rsplit("/", 1)[-1])][p["role"]] = (p, doc)
         if len(kinds) != 1:
-            raise DataError(f"{file}: mixes answer kinds {sorted(kinds)}; expected one VELOCITI task's samples.")
+            raise DataError(f"{task}: mixes answer kinds {sorted(kinds)}; expected one VELOCITI task's samples.")
         (kind,) = kinds
         if table is None:
             table = _table() or []

@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from temporal_tasks.benchmarks.velociti.loader import ALL_TESTS
-from temporal_tasks.fixtures.full import clips, write_zip
+from temporal_tasks.data.fixtures.full import clips, write_zip
 
 PER_TEST, SUBSET, VIDEOS = 1099, 150, 700  # 8 tests x 1,099 = 8,792 rows
 

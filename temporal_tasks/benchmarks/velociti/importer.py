@@ -23,8 +23,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from temporal_tasks.errors import DataError
-from temporal_tasks.importer import Answer, FileImport, ImportContext, SourceFile, finite_or_none
+from temporal_tasks.answers.official_rules import finite_or_none
+from temporal_tasks.api.contracts import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.base.errors import DataError
 
 from . import NAME
 

@@ -14,8 +14,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks.answers.parsing import (
+    YES_NO_OPTIONS,
+    option,
+)
+from temporal_tasks.base.log import logger, warn_once
 from temporal_tasks.benchmarks.velociti.parsers import MC, YES_NO
-from temporal_tasks.data import (
+from temporal_tasks.data.sources import (
     BenchmarkData,
     DataError,
     benchmark_data,
@@ -23,11 +28,6 @@ from temporal_tasks.data import (
     check_unique,
     content_dirs,
     find_in,
-)
-from temporal_tasks.log import logger, warn_once
-from temporal_tasks.parsing import (
-    YES_NO_OPTIONS,
-    option,
 )
 
 NAME = "velociti"

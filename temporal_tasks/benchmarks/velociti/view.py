@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from temporal_tasks.view.shapes import by_role
-
 
 def shape(members: Sequence[dict]) -> str | None:
     """StrictVLE: Yes to both captions, No to both, or both flipped. MC: the same letter in both orders (position
     bias) or wrong in both orders."""
-    roles = by_role(members)
+    roles = {str(m.get("role")): m for m in members}
     if {"pos", "neg"} <= set(roles):
         pos, neg = roles["pos"].get("pred"), roles["neg"].get("pred")
         if pos == neg:

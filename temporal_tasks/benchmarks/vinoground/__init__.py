@@ -5,7 +5,7 @@ The spec below is all the rest of the package knows about Vinoground, its metric
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.benchmarks.spec import Benchmark, Metric, MetricList, PerCategory
+from temporal_tasks.api.spec import Benchmark, Metric, MetricList, PerCategory
 
 NAME = "vinoground"
 CATEGORIES = ("object", "action", "viewpoint", "interaction", "cyclical", "spatial", "contextual")

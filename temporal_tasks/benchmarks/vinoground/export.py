@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from temporal_tasks.errors import DataError
-from temporal_tasks.export import official_response, question_payloads, write_jsonl
-from temporal_tasks.runs import read_samples
+from temporal_tasks.answers.official_rules import official_response
+from temporal_tasks.base.errors import DataError
+from temporal_tasks.base.files import write_jsonl
 
 _ID = re.compile(r"^(?P<pair>\d+)_(?P<side>pos|neg)_(?P<kind>text|video)$")
 
 
-def export(files: dict[str, Path], out: Path) -> list[Path]:
+def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``<task>/textscore-response.jsonl`` and ``<task>/videoscore-response.jsonl`` per task.
 
     Official ``get_score_all.py --results DIR`` treats every folder of ``DIR`` as a model and reads
@@ -21,12 +21,12 @@ def export(files: dict[str, Path], out: Path) -> list[Path]:
     questions gets no text (video) file; the official scorer needs both, so it skips such a folder.
     """
     written = []
-    for task, file in files.items():
+    for task, lines in answers.items():
         kinds: dict[str, list[tuple[int, int, dict]]] = {"text": [], "video": []}
-        for p in question_payloads(read_samples(file)):
+        for p, _doc in lines:
             m = _ID.match(str(p["question_id"]))
             if m is None:
-                raise DataError(f"{file}: question_id {p['question_id']!r} is not '<pair>_<pos|neg>_<text|video>'.")
+                raise DataError(f"{task}: question_id {p['question_id']!r} is not '<pair>_<pos|neg>_<text|video>'.")
             rec = {
                 "idx": f"{m['pair']}_{m['side']}",
                 "response": official_response(p["answer"]),

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 
-from temporal_tasks.errors import DataError
-from temporal_tasks.importer import Answer, FileImport, ImportContext, SourceFile, first_response
+from temporal_tasks.answers.official_rules import first_response
+from temporal_tasks.api.contracts import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.base.errors import DataError
 
 from . import NAME
 

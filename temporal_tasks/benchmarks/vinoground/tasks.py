@@ -25,9 +25,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from temporal_tasks.benchmarks.spec import MetricList
+from temporal_tasks.answers.parsing import line_options, option
+from temporal_tasks.api.spec import MetricList
+from temporal_tasks.base.log import logger, warn_once
+from temporal_tasks.base.run_state import STATE
 from temporal_tasks.benchmarks.vinoground import METRIC_LISTS
-from temporal_tasks.data import (
+from temporal_tasks.compat.run_context import rank_share
+from temporal_tasks.data.sources import (
     BenchmarkData,
     DataError,
     benchmark_data,
@@ -38,12 +42,8 @@ from temporal_tasks.data import (
     read_json,
     require_fields,
 )
-from temporal_tasks.log import logger, warn_once
-from temporal_tasks.parsing import line_options, option
-from temporal_tasks.run_context import rank_share
-from temporal_tasks.run_state import STATE
+from temporal_tasks.harness.task_docs import builds_allowed, docs_dataset
 from temporal_tasks.scoring.payloads import answers, make_payload, results_for
-from temporal_tasks.task_docs import builds_allowed, docs_dataset
 from temporal_tasks.video import (
     AHEAD,
     AT_FIRST_REQUEST,
@@ -345,7 +345,7 @@ def start_background_builds(docs: list[dict], num_frames: int | None = None) -> 
     """Start building this rank's missing paired videos in the background, in request order.
 
     The rank's share follows lmms-eval's sharding (rank, world size, ``--limit``/``--offset`` of the
-    run, see :mod:`temporal_tasks.run_context`); none with ``--limit 0``. ``num_frames`` overrides the
+    run, see :mod:`temporal_tasks.compat.run_context`); none with ``--limit 0``. ``num_frames`` overrides the
     docs' N. Returns the number of distinct paired videos planned.
     """
     share = rank_share(docs)

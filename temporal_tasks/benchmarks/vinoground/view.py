@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from temporal_tasks.view.shapes import by_role
-
 
 def shape(members: Sequence[dict]) -> str | None:
     """Which side failed (text, video or both), and whether the model gave the same answer to both questions of
     the failed side (it did not tell the two captions, or the two videos, apart)."""
-    roles = by_role(members)
+    roles = {str(m.get("role")): m for m in members}
     failed = []
     for kind in ("text", "video"):
         side = [roles[r] for r in (f"pos_{kind}", f"neg_{kind}") if r in roles]

@@ -8,8 +8,7 @@ package). Its YAML folder is ``tests/toybench/tasks``. No module of ``temporal_t
 
 from pathlib import Path
 
-from temporal_tasks.benchmarks import Benchmark
-from temporal_tasks.benchmarks.spec import Metric, MetricList, PerCategory
+from temporal_tasks.api import Benchmark, Metric, MetricList, PerCategory
 
 NAME = "toybench"
 CATEGORIES = ("motion",)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from temporal_tasks.check import Part
-from temporal_tasks.contracts import CheckHook
-from temporal_tasks.data import BenchmarkData
+from temporal_tasks.api import CheckHook, Part
+from temporal_tasks.harness import kit
 
 
-def parts(data: BenchmarkData, k: int) -> list[Part]:
+def parts(data: kit.BenchmarkData, k: int) -> list[Part]:
     """The checked parts of the copy at ``data`` (``k`` videos decoded per part)."""
     from toybench.tasks import NAME, load_docs
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from temporal_tasks.contracts import FixtureHook
-from temporal_tasks.fixtures.video import moving, write_video
+from temporal_tasks.api import FixtureHook
+from temporal_tasks.harness import kit
 
 DIRECTIONS = ("left_to_right", "right_to_left", "top_to_bottom", "bottom_to_top")
 QUESTIONS = {
@@ -25,7 +25,7 @@ def write(root: Path) -> Path:
     rows = []
     for pair, direction in enumerate(DIRECTIONS):
         video = f"videos/clip_{pair}.mp4"
-        write_video(out / video, moving(direction))
+        kit.write_video(out / video, kit.moving(direction))
         for role, (asked, answer) in zip(("q0", "q1"), ((direction, "yes"), (OPPOSITE[direction], "no")), strict=True):
             rows.append({"id": f"{pair}_{role}", "video": video, "pair": pair, "role": role,
                          "question": QUESTIONS[asked], "answer": answer, "category": "motion"})  # fmt: skip

@@ -1,25 +1,13 @@
 """ToyBench's loader, parser and process_docs/process_results; its metrics are declared in its spec.
 
-Written against the typed contracts (:mod:`temporal_tasks.contracts`): the loader yields ``Doc``s and
+Written against the typed contracts (:mod:`temporal_tasks.api.contracts`): the loader yields ``Doc``s and
 ``process_results`` maps metric keys to ``Payload``s.
 """
 
 from __future__ import annotations
 
-from temporal_tasks.contracts import Doc, Payload
-from temporal_tasks.data import (
-    BenchmarkData,
-    DataError,
-    benchmark_data,
-    check_files_exist,
-    check_unique,
-    read_jsonl,
-    require_fields,
-)
-from temporal_tasks.official_rules import official_first_char
-from temporal_tasks.parsing import YES_NO_OPTIONS, Parser, register_parser, robust_yes_no
-from temporal_tasks.scoring.payloads import answers, make_payload, results_for
-from temporal_tasks.task_docs import docs_dataset
+from temporal_tasks.api import Doc, Payload
+from temporal_tasks.harness import kit
 from toybench import SPEC
 
 NAME = "toybench"
@@ -30,28 +18,28 @@ ROLES = ("q0", "q1")
 
 def _official_yes_no(text: str) -> str | None:
     """The toy's "official" rule: the first character, Y or N."""
-    first = official_first_char("YN")(text)
+    first = kit.official_first_char("YN")(text)
     return {"Y": "yes", "N": "no"}.get(first or "")
 
 
-YES_NO = register_parser(Parser("toybench_yes_no", ("yes", "no"), robust_yes_no, _official_yes_no))
+YES_NO = kit.register_parser(kit.Parser("toybench_yes_no", ("yes", "no"), kit.robust_yes_no, _official_yes_no))
 
 
-def load_docs(data: BenchmarkData | None = None) -> list[Doc]:
+def load_docs(data: kit.BenchmarkData | None = None) -> list[Doc]:
     """Read and validate ``questions.jsonl``: two questions (q0, q1) per video, every video present."""
-    data = data or benchmark_data(NAME, needs=(FILE, "videos/*"))
+    data = data or kit.benchmark_data(NAME, needs=(FILE, "videos/*"))
     path = data.file(FILE)
-    rows = read_jsonl(path)
+    rows = kit.read_jsonl(path)
     if not rows:
-        raise DataError(f"{path}: no questions. Fix: re-create it (`temporal-tasks fixtures DIR` writes one).")
+        raise kit.DataError(f"{path}: no questions. Fix: re-create it (`temporal-tasks fixtures DIR` writes one).")
     for n, row in enumerate(rows, 1):
-        require_fields(row, FIELDS, f"{path} row {n}")
+        kit.require_fields(row, FIELDS, f"{path} row {n}")
         if row["role"] not in ROLES or row["answer"] not in ("yes", "no"):
-            raise DataError(
+            raise kit.DataError(
                 f"{path} row {n}: role must be q0/q1 and answer yes/no, not {row['role']!r}/{row['answer']!r}."
             )
-    check_unique((str(r["id"]) for r in rows), str(path))
-    check_files_exist(
+    kit.check_unique((str(r["id"]) for r in rows), str(path))
+    kit.check_files_exist(
         {data.root / r["video"] for r in rows}, f"{NAME} ({path})", f"copy the videos/ folder into {data.root}"
     )
     return [
@@ -63,7 +51,7 @@ def load_docs(data: BenchmarkData | None = None) -> list[Doc]:
             "prompt": f"{r['question']}\nAnswer Yes or No.",
             "gold": r["answer"],
             "parser": YES_NO.name,
-            "options": YES_NO_OPTIONS,
+            "options": kit.YES_NO_OPTIONS,
             "videos": [str(data.root / r["video"])],
             "categories": [r["category"]],
         }
@@ -73,10 +61,10 @@ def load_docs(data: BenchmarkData | None = None) -> list[Doc]:
 
 def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
     """lmms-eval ``process_docs`` of ``toybench_pair``."""
-    return docs_dataset(load_docs)
+    return kit.docs_dataset(load_docs)
 
 
 def process_results(doc: Doc, results: list) -> dict[str, Payload]:
     """The question's payload under the keys of its metric list (its category's included)."""
-    payload = make_payload(doc, answers(results))
-    return results_for(payload, SPEC.metric_lists[0], payload["categories"])
+    payload = kit.make_payload(doc, kit.answers(results))
+    return kit.results_for(payload, SPEC.metric_lists[0], payload["categories"])

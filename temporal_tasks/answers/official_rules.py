@@ -1,0 +1,57 @@
+"""Official answer rules shared by several benchmarks (the ``official`` parser mode), byte for byte, and how the
+official pipelines' answer files hold a response (for ``import``).
+
+The first-character rule of two official scorers. A rule only one benchmark's scorer uses lives in that
+benchmark's ``parsers`` module, which registers its parsers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+OfficialFn = Callable[[str], "str | None"]
+
+
+def official_first_char(letters: str = "AB") -> OfficialFn:
+    """Vinoground ``get_score_all.py`` / TemporalBench ``get_qa_acc.py``: the first character, any case."""
+
+    def parse(text: str) -> str | None:
+        if not text:
+            return None
+        first = text[0].upper()
+        return first if first in letters else None
+
+    return parse
+
+
+def first_response(value: object) -> tuple[str | None, bool]:
+    """A response as the official scorers read it (a list gives its first element): ``(text or None, was a list)``."""
+    was_list = isinstance(value, list)
+    if was_list:
+        value = value[0] if value else None
+    if value is not None and not isinstance(value, str):
+        value = str(value)
+    return value, was_list
+
+
+def finite_or_none(value: Any) -> float | None:
+    """A probability cell as a float, or None when empty or not a finite number (an undefined score)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def official_response(answer: str) -> str:
+    """The raw answer for an official scorer's input file, except that an empty one becomes a single space.
+
+    Vinoground's and TemporalBench's scorers take ``response[0]``: an empty string raises there
+    (TemporalBench stops; Vinoground skips the rest of the pair, so a right video answer would be
+    lost). A space is just as wrong under the first-character rule and scores the same as our run.
+    """
+    return answer if answer else " "

@@ -1,0 +1,65 @@
+"""Files the package writes: the cache folder and the one atomic write.
+
+A leaf module (nothing of the package below it), so the data layer, the video builds and the scorers share it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["ENV_CACHE_DIR", "atomic_write", "cache_dir", "temporary_name", "write_jsonl"]
+
+ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """Our cache root (archives, built videos): ``TEMPORAL_TASKS_CACHE_DIR``, else ``~/.cache/temporal_tasks``."""
+    env = os.environ.get(ENV_CACHE_DIR)
+    base = Path(env).expanduser() if env else Path("~/.cache/temporal_tasks").expanduser()
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def temporary_name(path: Path) -> Path:
+    """A unique hidden name beside ``path`` keeping its suffix (``.x.123.ab12cd34.tmp.mp4``): one per writer."""
+    return path.with_name(f".{path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp{path.suffix}")
+
+
+def atomic_write(out_path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
+    """Write ``out_path`` atomically: ``write(tmp)`` fills a temporary path beside it, which is then renamed.
+
+    Concurrent readers (other ranks, other processes) see no file or the whole file, never a torn one; the
+    temporary path is removed when ``write`` fails. ``write`` may create a file or a folder at ``tmp``; for a
+    folder another writer may have finished first, and its copy is kept. Returns ``out_path``.
+    """
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(out_path)
+    try:
+        write(tmp)
+        try:
+            os.replace(tmp, out_path)
+        except OSError:
+            # A folder: another writer renamed its complete copy first (renames are atomic); use that one.
+            if not (tmp.is_dir() and out_path.is_dir()):
+                raise
+    finally:
+        if tmp.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif tmp.exists():
+            tmp.unlink()
+    return out_path
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    """Write ``records`` as JSON lines (UTF-8, non-ASCII kept) into ``path``, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    return path
