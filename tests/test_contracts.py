@@ -9,15 +9,10 @@ import pytest
 
 from temporal_tasks.api import contracts
 from temporal_tasks.api.registry import registered
+from temporal_tasks.api.spec import Benchmark
 from temporal_tasks.scoring.payloads import make_payload
 
-HOOKS = {
-    "check": contracts.CheckHook,
-    "export": contracts.ExportHook,
-    "fixture": contracts.FixtureHook,
-    "fixture_full": contracts.FixtureHook,
-    "prebuild": contracts.PrebuildHook,
-}
+HOOKS = contracts.HOOKS
 
 
 def _positional(fn) -> tuple[int, int]:
@@ -63,3 +58,32 @@ def test_a_payload_has_every_field_the_payload_type_requires():
 def test_the_doc_type_names_the_core_fields_every_loader_yields():
     core = contracts.Doc.__required_keys__
     assert core == {"question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "videos"}
+
+
+def _toy(**hooks) -> Benchmark:
+    return Benchmark(name="toy", title="Toy", package="toybench_missing", **hooks)
+
+
+@pytest.mark.parametrize(
+    "hooks, named",
+    [
+        ({"check": "temporal_tasks.benchmarks.timeblind.check:partz"}, "check"),
+        ({"view": "temporal_tasks.benchmarks.timeblind.vieww:shape"}, "view"),
+        ({"export": "temporal_tasks.benchmarks.timeblind.view:shape"}, "ExportHook"),  # one argument, not two
+        ({"fixture": "temporal_tasks.benchmarks.timeblind.view:shape"}, None),  # one argument, as FixtureHook: ok
+        ({"importer": "temporal_tasks.benchmarks.timeblind.fixture:write"}, "ImporterHook"),
+        ({"parsers": "temporal_tasks.benchmarks.timeblind.parserz"}, "parsers"),
+    ],
+)
+def test_a_hook_that_does_not_resolve_or_fit_its_contract_stops_at_registration(hooks, named):
+    spec = _toy(**hooks)
+    if named is None:
+        contracts.check_hooks(spec)
+        return
+    with pytest.raises(ValueError, match=named):
+        contracts.check_hooks(spec)
+
+
+def test_every_registered_benchmark_passed_the_check():
+    for spec in registered().values():
+        contracts.check_hooks(spec)  # registration ran it; here it raises nothing either

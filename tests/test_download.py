@@ -14,8 +14,8 @@ from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.benchmarks.velociti import loader as velociti_loader
 from temporal_tasks.benchmarks.velociti import tasks as velociti
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-from temporal_tasks.data.sources import DataError
 from temporal_tasks.data import sources as data
+from temporal_tasks.data.sources import DataError
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REPO_BENCH = {spec.hf_repo: name for name, spec in registered().items()}

@@ -10,7 +10,7 @@ from typing import Any
 
 from temporal_tasks.tools.report.layout import NOT_CHARTED, metric_label
 from temporal_tasks.tools.report.results import Value, finite
-from temporal_tasks.tools.report.views import BenchmarkView, Series, TaskView
+from temporal_tasks.tools.report.sections import BenchmarkView, Series, TaskView
 
 
 def _slug(text: str) -> str:

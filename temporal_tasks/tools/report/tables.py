@@ -10,7 +10,7 @@ from temporal_tasks.harness.provenance import describe
 from temporal_tasks.tools.report.layout import SHORTCUT_LABELS
 from temporal_tasks.tools.report.references import Reference
 from temporal_tasks.tools.report.results import Run, Value, finite
-from temporal_tasks.tools.report.views import BenchmarkView
+from temporal_tasks.tools.report.sections import BenchmarkView
 
 
 def fmt_value(v: Value | None) -> str:

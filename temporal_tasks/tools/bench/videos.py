@@ -1,41 +1,14 @@
-"""``temporal-tasks bench``: what the plugin itself costs, measured side by side in one run.
-
-Every figure is a ratio (or an absolute time next to its reference) taken in the same process,
-so a noisy machine moves numerator and denominator together. Rows:
-
-* ``paired_build_speedup_vs_ffmpeg``: ffmpeg's full decode + re-encode concatenation of two clips
-  with a 2 s black gap at its default settings (how the official Vinoground files are made) / our
-  builder at N=32; ``..._vs_ffmpeg_ultrafast``: the same with ffmpeg at our encoder's settings.
-* ``paired_build_vs_decode_floor``: our builder / decoding just the 2*floor((N-1)/2) frames it
-  uses with the same decoder (decord) — the cost nobody can avoid.
-* ``cache_hit_ms``: median time to get an already-built paired video.
-* ``overhead_fraction``: our per-question work with a warm cache (doc, prompt, visual path,
-  parse, payload) / lmms-eval's dummy model decoding 8 frames of the same video.
-* ``aggregate_temporalbench_short_seconds``: every metric key of a full-size TemporalBench short run (9,867
-  questions, CIs read); ``aggregate_100k_seconds``: every TimeBlind metric (CIs and categories included) over
-  100,000 payloads (and, for information, 1,000,000, with the peak memory of that step);
-  ``aggregate_repeats_5_vs_1``: the full-size TemporalBench short run's aggregation with ``--repeats 5`` over
-  the same with one answer per question (:mod:`temporal_tasks.tools.bench_scoring`).
-* ``samples_kb_per_question``: bytes per question (KB) of the ``--log_samples`` file of the worst main task
-  on full-size data with empty answers (lmms-eval's own writer); ``..._long``: with 2,000-character answers,
-  less two copies of the answer.
-* ``vinoground_cold_over_warm``: wall time of a ``vinoground_group`` run through the real lmms-eval
-  CLI with an empty cache / the same run with every paired video cached, with the replay model
-  standing in for a GPU model (``latency_ms=300`` per question, ``visuals=true``: each visual fetched, so the
-  paired videos are built as for a GPU model); 50 pairs = 200
-  questions by default, clips reused across pairs in distinct combinations.
-"""
+"""The video rows of ``temporal-tasks bench``: paired builds against ffmpeg and the decode floor, cache hits, the
+per-question overhead, and a Vinoground run with an empty cache against the same with a full one."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from itertools import combinations
@@ -46,29 +19,9 @@ import numpy as np
 from temporal_tasks import video
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.benchmarks.vinoground import tasks as vg
-from temporal_tasks.data.fixtures import write_fixtures
 from temporal_tasks.harness import doc_hooks
-from temporal_tasks.harness.doc_hooks import doc_to_target, doc_to_text
-from temporal_tasks.harness.task_configs import resolve_function, task_config
-from temporal_tasks.tools.bench_scoring import SHORT_QUESTIONS, bench_aggregate, bench_repeats
-from temporal_tasks.tools.samples import task_docs
 
 NUM_FRAMES = 32
-SAMPLES_KB_LIMIT = 2.5  # KB per question of a samples file, empty answers; with long answers plus two copies
-TARGETS = {
-    "paired_build_speedup_vs_ffmpeg": (">=", 5.0),
-    "paired_build_vs_decode_floor": ("<=", 2.0),
-    "cache_hit_ms": ("<=", 1.0),
-    "overhead_fraction": ("<=", 0.01),
-    # the sizes people run (the largest task: 9,867 questions; ~50,000 answers with --repeats 5); a million
-    # payloads is kept as information only (docs/performance.md says why)
-    "aggregate_temporalbench_short_seconds": ("<=", 0.25),
-    "aggregate_100k_seconds": ("<=", 1.5),
-    "aggregate_repeats_5_vs_1": ("<=", 3.0),  # k answers per question: at most three times one answer's time
-    "vinoground_cold_over_warm": ("<=", 1.05),
-    "samples_kb_per_question": ("<=", SAMPLES_KB_LIMIT),
-    "samples_kb_per_question_long": ("<=", SAMPLES_KB_LIMIT),
-}
 VINO_PAIRS = 50
 VINO_LATENCY_MS = 300.0
 
@@ -300,163 +253,3 @@ def bench_vinoground_cold_warm(
     return {"vinoground_pairs": num_pairs, "vinoground_questions": len(qids), "vinoground_paired_videos": built,
             "vinoground_latency_ms": latency_ms, "vinoground_repeats": len(colds), "vinoground_cold_seconds": cold,
             "vinoground_warm_seconds": warm, "vinoground_cold_over_warm": cold / warm}  # fmt: skip
-
-
-SAMPLE_TASKS = (
-    "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",
-    "velociti_strictvle", "velociti_mc",
-)  # fmt: skip
-
-
-def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
-    """Bytes per question of ``task``'s ``--log_samples`` file, written by lmms-eval's own writer.
-
-    Each line is built as lmms-eval 0.7.3's evaluator builds it (``_process_document_results``: doc, target,
-    arguments, resps, filtered_resps, token counts, doc hash, then our ``process_results`` keys) for every
-    question of the data in ``TEMPORAL_TASKS_DATA_DIR``, all answering ``answer``, and saved with
-    ``EvaluationTracker.save_results_samples``.
-    """
-    from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
-
-    docs = task_docs(task)
-    process_results = resolve_function(task_config(task)["process_results"])
-    gen = {"max_new_tokens": 32, "do_sample": False, "temperature": 0, "until": ["\n\n"]}
-    samples = []
-    for i, doc in enumerate(docs):
-        samples.append(
-            {
-                "doc_id": i, "doc": doc, "target": doc_to_target(doc), "arguments": [doc_to_text(doc), gen],
-                "resps": [[answer]], "filtered_resps": [answer], "token_counts": [None],
-                "doc_hash": "0" * 64, **process_results(doc, [answer]),
-            }
-        )  # fmt: skip
-    out = work / f"samples_{task}_{len(answer)}"
-    tracker = EvaluationTracker(output_path=str(out))
-    tracker.general_config_tracker.model_name_sanitized = "bench"
-    tracker.date_id = "bench"
-    tracker.save_results_samples(task, samples)
-    (written,) = out.rglob(f"*_samples_{task}.jsonl")
-    return written.stat().st_size / len(docs)
-
-
-def bench_samples(work: Path, tasks: tuple[str, ...] = SAMPLE_TASKS, answer_chars: int = 2000) -> dict:
-    """``samples_kb_per_question``: the worst task's bytes per question (KB) on full-size data, empty answers;
-    ``samples_kb_per_question_long``: with ``answer_chars``-character answers, less two copies of the answer."""
-    data = work / "full_data"
-    write_fixtures(data, sorted({t.split("_")[0] for t in tasks}), full=True)
-    old = {k: os.environ.get(k) for k in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_CACHE_DIR")}
-    os.environ.update(TEMPORAL_TASKS_DATA_DIR=str(data), TEMPORAL_TASKS_CACHE_DIR=str(work / "cache"))
-    try:
-        empty = {t: samples_bytes_per_question(t, "", work) / 1000 for t in tasks}
-        long = "x" * answer_chars
-        extra = {t: (samples_bytes_per_question(t, long, work) - 2 * answer_chars) / 1000 for t in tasks}
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    worst, worst_long = max(empty, key=empty.get), max(extra, key=extra.get)
-    return {
-        "samples_kb_per_question": empty[worst], "samples_worst_task": worst,
-        "samples_kb_per_question_long": extra[worst_long], "samples_worst_task_long": worst_long,
-        "samples_kb_by_task": {t: round(v, 3) for t, v in empty.items()},
-    }  # fmt: skip
-
-
-def run(
-    pairs: int = 12,
-    seconds: float = 10.0,
-    payloads: int = 1_000_000,
-    vinoground_pairs: int = VINO_PAIRS,
-    latency_ms: float = VINO_LATENCY_MS,
-    order: str = "doc",
-    repeats: int = 1,
-    samples: bool = True,
-    repeats_questions: int = SHORT_QUESTIONS,
-) -> dict:
-    """Run every row; returns the measurements (plus targets met). ``vinoground_pairs=0`` skips the CLI row."""
-    work = Path(tempfile.mkdtemp(prefix="temporal-tasks-bench-"))
-    try:
-        clip_pairs = make_clips(work, pairs, seconds)
-        result = {"pairs": pairs, "clip_seconds": seconds, "num_frames": NUM_FRAMES, "cpus": os.cpu_count()}
-        result.update(bench_paired(clip_pairs, work))
-        result.update(bench_overhead(clip_pairs, work))
-        result.update(bench_aggregate(payloads))
-        if repeats_questions > 0:
-            result.update(bench_repeats(questions=repeats_questions))
-        if samples:
-            result.update(bench_samples(work))
-        if vinoground_pairs > 0:
-            result.update(bench_vinoground_cold_warm(clip_pairs, work, vinoground_pairs, latency_ms, order, repeats))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    result["targets_met"] = {
-        key: (None if result.get(key) is None else (result[key] >= bound if op == ">=" else result[key] <= bound))
-        for key, (op, bound) in TARGETS.items()
-    }
-    return result
-
-
-def format_table(result: dict) -> str:
-    """A Markdown table of the measurements."""
-    lines = ["| measurement | value | target |", "|---|---:|---|"]
-    for key, value in result.items():
-        if key == "targets_met" or isinstance(value, dict):
-            continue
-        target = TARGETS.get(key)
-        shown = f"{value:.4g}" if isinstance(value, float) else str(value)
-        lines.append(f"| {key} | {shown} | {f'{target[0]} {target[1]:g}' if target else ''} |")
-    return "\n".join(lines)
-
-
-def add_bench_parser(subparsers) -> argparse.ArgumentParser:
-    """The ``bench`` subcommand."""
-    p = subparsers.add_parser("bench", help="measure the plugin's own cost (paired videos, overhead, aggregation)")
-    p.add_argument("--json", action="store_true", help="also print one JSON object as the last line")
-    p.add_argument("--pairs", type=int, default=12, help="clip pairs to generate (default 12)")
-    p.add_argument("--seconds", type=float, default=10.0, help="clip length in seconds (default 10)")
-    p.add_argument("--payloads", type=int, default=1_000_000, help="payloads to aggregate (default 1,000,000)")
-    p.add_argument(
-        "--vinoground-pairs",
-        type=int,
-        default=VINO_PAIRS,
-        help=f"pairs of the Vinoground cold/warm CLI run (default {VINO_PAIRS}; 0 skips it)",
-    )
-    p.add_argument(
-        "--latency-ms",
-        type=float,
-        default=VINO_LATENCY_MS,
-        help=f"the stand-in model's time per question in that run (default {VINO_LATENCY_MS:g})",
-    )
-    p.add_argument(
-        "--order",
-        choices=["doc", "length"],
-        default="doc",
-        help="the stand-in model's request order: lmms-eval's (doc) or longest prompt first (length)",
-    )
-    p.add_argument(
-        "--vinoground-repeats",
-        type=int,
-        default=1,
-        help="alternate cold and warm runs this many times and divide the medians (default 1)",
-    )
-    p.add_argument(
-        "--repeats-questions",
-        type=int,
-        default=SHORT_QUESTIONS,
-        help=f"questions of the --repeats 5 aggregation row (default {SHORT_QUESTIONS:,}, full size; 0 skips it)",
-    )
-    p.set_defaults(func=_cmd_bench)
-    return p
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    result = run(
-        args.pairs, args.seconds, args.payloads, args.vinoground_pairs, args.latency_ms, args.order,
-        args.vinoground_repeats, repeats_questions=args.repeats_questions,
-    )  # fmt: skip
-    print(format_table(result))
-    if args.json:
-        print(json.dumps(result))
-    return 0
