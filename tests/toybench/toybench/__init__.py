@@ -1,4 +1,4 @@
-"""ToyBench: a fifth benchmark declared entirely outside ``temporal_tasks`` (README "Adding a benchmark").
+"""ToyBench: a fifth benchmark declared entirely outside ``temporal_tasks`` (docs/adding-a-benchmark.md).
 
 Two yes/no questions per video (a group of two, scored all-or-nothing as ``pair_acc``), one category. It
 is registered the way any other package registers one: the entry point ``toybench = toybench:SPEC`` in the
