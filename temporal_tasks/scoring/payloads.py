@@ -59,6 +59,12 @@ def reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
     }
 
 
+def question_fields(doc: dict) -> dict:
+    """What every payload says of its question: id, group, role, group size, categories."""
+    return {"question_id": doc["question_id"], "group_id": doc["group_id"], "role": doc["role"],
+            "group_size": int(doc["group_size"]), "categories": list(doc.get("categories") or [])}  # fmt: skip
+
+
 def make_payload(doc: dict, answer: Any) -> dict:
     """The per-question record every aggregation and ``rescore`` works from.
 
@@ -73,11 +79,7 @@ def make_payload(doc: dict, answer: Any) -> dict:
     mode, keys = parser_mode(), option_keys(doc.get("options"))
     readings = [reading(doc, text, mode, keys) for text in texts]
     payload = {
-        "question_id": doc["question_id"],
-        "group_id": doc["group_id"],
-        "role": doc["role"],
-        "group_size": int(doc["group_size"]),
-        "categories": list(doc.get("categories") or []),
+        **question_fields(doc),
         "answer": texts[0],
         "gold": doc["gold"],
         "parser": doc["parser"],

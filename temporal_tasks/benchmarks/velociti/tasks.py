@@ -27,7 +27,7 @@ from temporal_tasks.benchmarks.velociti import MC_LIST, PROB_LIST, STRICT_LIST
 from temporal_tasks.benchmarks.velociti.loader import NAME, load_docs
 from temporal_tasks.compat import loss_value
 from temporal_tasks.harness.task_docs import docs_dataset
-from temporal_tasks.scoring.payloads import answers, make_payload, results_for
+from temporal_tasks.scoring.payloads import answers, make_payload, question_fields, results_for
 
 
 def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
@@ -105,11 +105,7 @@ def process_results_prob(doc: dict, results: list) -> dict[str, dict]:
     else:
         pred = "yes" if e > 0.5 else "no"
     payload = {
-        "question_id": doc["question_id"],
-        "group_id": doc["group_id"],
-        "role": doc["role"],
-        "group_size": int(doc["group_size"]),
-        "categories": list(doc.get("categories") or []),
+        **question_fields(doc),
         "test": doc["test_name"],
         "gold": doc["gold"],
         "loss_yes": loss_yes,

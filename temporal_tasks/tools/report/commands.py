@@ -11,9 +11,9 @@ from temporal_tasks.base.log import logger
 from temporal_tasks.tools.report.charts import category_chart, have_matplotlib, headline_chart
 from temporal_tasks.tools.report.references import Reference, load_references
 from temporal_tasks.tools.report.results import Run, disambiguate, find_results, load_run
+from temporal_tasks.tools.report.sections import build_views
 from temporal_tasks.tools.report.summary import summary_table
 from temporal_tasks.tools.report.tables import render_markdown, write_csv
-from temporal_tasks.tools.report.sections import build_views
 
 
 def write_report(
