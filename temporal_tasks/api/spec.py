@@ -9,6 +9,7 @@ at every lmms-eval start). A hook reference starting with ``.`` is relative to t
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from temporal_tasks import tasks_dir
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the few category names a benchmark has
 def slug(name: str) -> str:
     """A category name as metric keys spell it: lowercase, each run of non-alphanumerics one ``_``."""
     out = []
