@@ -22,7 +22,7 @@ def test_bench_json_last_line():
     out = subprocess.run(
         [sys.executable, "-m", "temporal_tasks", "bench", "--json", "--pairs", "2", "--seconds", "2",
          "--payloads", "20000", "--vinoground-pairs", "2", "--latency-ms", "20", "--order", "length",
-         "--repeats-questions", "500"],
+         "--repeats-questions", "500", "--samples-data", "small"],
         capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -40,7 +40,8 @@ def test_bench_json_last_line():
     assert result["vinoground_cold_seconds"] > 0 and result["vinoground_warm_seconds"] > 0
     assert result["vinoground_cold_over_warm"] == result["vinoground_cold_seconds"] / result["vinoground_warm_seconds"]
     assert "| vinoground_cold_over_warm |" in out.stdout
-    # samples files of every main task on full-size data: the worst task within the target
+    # samples files of every main task (the small fixtures here: the full-size copies are the default), the worst
+    # task within the target
     assert set(result["samples_kb_by_task"]) == {
         "timeblind_iacc",
         "vinoground_group",
@@ -49,6 +50,7 @@ def test_bench_json_last_line():
         "velociti_strictvle",
         "velociti_mc",
     }
+    assert result["samples_data"] == "small"
     assert 0 < result["samples_kb_per_question"] <= 2.5 and result["samples_kb_per_question_long"] <= 2.5
     assert "| samples_kb_per_question |" in out.stdout
     # the --repeats 5 aggregation row: 500 TemporalBench short questions, 5 answers each vs 1

@@ -145,6 +145,7 @@ class TemporalReplay(lmms):
         except DataError as exc:
             exit_run(exc)  # lmms-eval would swallow a model-construction error and exit 0
         self._path = responses
+        self._question_ids: dict[tuple[str, str], tuple[object, list[str]]] = {}
         # answers imported from another pipeline (tools.importer): their source, for the provenance record
         self.imported: dict | None = None
         if imported:
@@ -172,8 +173,18 @@ class TemporalReplay(lmms):
     def _doc(self, task: str, split: str, doc_id: int) -> dict:
         return self.task_dict[task][split][doc_id]
 
+    def _question_id(self, task: str, split: str, doc_id: int) -> str:
+        docs = self.task_dict[task][split]
+        cached = self._question_ids.get((task, split))
+        if cached is None or cached[0] is not docs:  # a later evaluation in this process brings new docs
+            # one column read per task: a row read decodes every field of the doc (a row of a full-size
+            # TemporalBench or VELOCITI task costs more than the rest of a replayed answer)
+            column = docs["question_id"] if hasattr(docs, "column_names") else [d["question_id"] for d in docs]
+            cached = self._question_ids[(task, split)] = (docs, [str(q) for q in column])
+        return cached[1][doc_id]
+
     def _record(self, task: str, split: str, doc_id: int, missing: list[str]) -> dict | None:
-        qid = str(self._doc(task, split, doc_id)["question_id"])
+        qid = self._question_id(task, split, doc_id)
         rec = self._records.get((task, qid)) or self._records.get((None, qid))
         if rec is None:
             missing.append(qid)

@@ -73,6 +73,7 @@ def run(
     repeats: int = 1,
     samples: bool = True,
     repeats_questions: int = SHORT_QUESTIONS,
+    samples_data: str = "full",
 ) -> dict:
     """Run every row; returns the measurements (plus targets met). ``vinoground_pairs=0`` skips the CLI row."""
     work = Path(tempfile.mkdtemp(prefix="temporal-tasks-bench-"))
@@ -85,7 +86,7 @@ def run(
         if repeats_questions > 0:
             result.update(bench_repeats(questions=repeats_questions))
         if samples:
-            result.update(bench_samples(work))
+            result.update(bench_samples(work, full=samples_data == "full"))
         if vinoground_pairs > 0:
             result.update(bench_vinoground_cold_warm(clip_pairs, work, vinoground_pairs, latency_ms, order, repeats))
     finally:
@@ -146,6 +147,13 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
         default=SHORT_QUESTIONS,
         help=f"questions of the --repeats 5 aggregation row (default {SHORT_QUESTIONS:,}, full size; 0 skips it)",
     )
+    p.add_argument(
+        "--samples-data",
+        choices=["full", "small"],
+        default="full",
+        help="data of the samples-file rows: the full-size copies (default; the target's figure) or the small "
+        "fixtures (a quick check that the rows run)",
+    )
     p.set_defaults(func=_cmd_bench)
     return p
 
@@ -153,7 +161,7 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
 def _cmd_bench(args: argparse.Namespace) -> int:
     result = run(
         args.pairs, args.seconds, args.payloads, args.vinoground_pairs, args.latency_ms, args.order,
-        args.vinoground_repeats, repeats_questions=args.repeats_questions,
+        args.vinoground_repeats, repeats_questions=args.repeats_questions, samples_data=args.samples_data,
     )  # fmt: skip
     print(format_table(result))
     if args.json:

@@ -49,11 +49,16 @@ def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
     return written.stat().st_size / len(docs)
 
 
-def bench_samples(work: Path, tasks: tuple[str, ...] = SAMPLE_TASKS, answer_chars: int = 2000) -> dict:
+def bench_samples(
+    work: Path, tasks: tuple[str, ...] = SAMPLE_TASKS, answer_chars: int = 2000, *, full: bool = True
+) -> dict:
     """``samples_kb_per_question``: the worst task's bytes per question (KB) on full-size data, empty answers;
-    ``samples_kb_per_question_long``: with ``answer_chars``-character answers, less two copies of the answer."""
-    data = work / "full_data"
-    write_fixtures(data, sorted({t.split("_")[0] for t in tasks}), full=True)
+    ``samples_kb_per_question_long``: with ``answer_chars``-character answers, less two copies of the answer.
+
+    ``full=False`` measures the small fixtures instead: a quick check that the row works, not the target's figure.
+    """
+    data = work / ("full_data" if full else "small_data")
+    write_fixtures(data, sorted({t.split("_")[0] for t in tasks}), full=full)
     old = {k: os.environ.get(k) for k in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_CACHE_DIR")}
     os.environ.update(TEMPORAL_TASKS_DATA_DIR=str(data), TEMPORAL_TASKS_CACHE_DIR=str(work / "cache"))
     try:
@@ -70,5 +75,5 @@ def bench_samples(work: Path, tasks: tuple[str, ...] = SAMPLE_TASKS, answer_char
     return {
         "samples_kb_per_question": empty[worst], "samples_worst_task": worst,
         "samples_kb_per_question_long": extra[worst_long], "samples_worst_task_long": worst_long,
-        "samples_kb_by_task": {t: round(v, 3) for t, v in empty.items()},
+        "samples_kb_by_task": {t: round(v, 3) for t, v in empty.items()}, "samples_data": "full" if full else "small",
     }  # fmt: skip
