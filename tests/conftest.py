@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,21 @@ def fixture_root(tmp_path_factory) -> Path:
             write_fixtures(root)
             (shared / "fixture_data.complete").touch()
     return root
+
+
+@pytest.fixture(scope="session")
+def lmms_tasks_list(tmp_path_factory) -> subprocess.CompletedProcess:
+    """``python -m lmms_eval tasks list`` in a fresh interpreter (only the ``.pth`` hook can show it our tasks), run
+    once per session for all workers."""
+    shared = session_dir(tmp_path_factory)
+    record = shared / "lmms_tasks_list.json"
+    with FileLock(str(shared / "lmms_tasks_list.lock")):
+        if not record.is_file():
+            cmd = [sys.executable, "-m", "lmms_eval", "tasks", "list"]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            record.write_text(json.dumps([proc.returncode, proc.stdout, proc.stderr]))
+    code, stdout, stderr = json.loads(record.read_text())
+    return subprocess.CompletedProcess(["lmms_eval", "tasks", "list"], code, stdout, stderr)
 
 
 @pytest.fixture(scope="session")

@@ -111,13 +111,11 @@ def test_replay_file_reads(tmp_path):
 
 
 @pytest.mark.slow
-def test_lmms_eval_tasks_list_shows_our_tasks():
+def test_lmms_eval_tasks_list_shows_our_tasks(lmms_tasks_list):
     """Only the .pth import hook can make the `tasks` subcommand see us (it never imports lmms_eval.models)."""
     if not any((Path(p) / "temporal_tasks_hook.pth").is_file() for p in sys.path):
         pytest.skip("the package is not installed from a wheel here (no temporal_tasks_hook.pth)")
-    out = subprocess.run(
-        [sys.executable, "-m", "lmms_eval", "tasks", "list"], capture_output=True, text=True, timeout=600
-    )
+    out = lmms_tasks_list
     assert out.returncode == 0, out.stderr[-3000:]
     assert "timeblind_iacc" in out.stdout
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -36,7 +35,9 @@ def _answers(docs: list[dict]) -> dict[str, str]:
     return out
 
 
-def test_two_evaluations_in_one_process_equal_two_processes(offline_env, fixture_root, cache_root, tmp_path):
+def test_two_evaluations_in_one_process_equal_two_processes(
+    offline_env, fixture_root, cache_root, tmp_path, lmms_launch
+):
     data_b = tmp_path / "data_b"
     shutil.copytree(fixture_root, data_b)
     rows = (data_b / "timeblind" / "data.jsonl").read_text().splitlines()
@@ -55,8 +56,8 @@ def test_two_evaluations_in_one_process_equal_two_processes(offline_env, fixture
         plan = tmp_path / f"{order}.json"
         plan.write_text(json.dumps([a if x == "a" else b for x in order]))
         out = tmp_path / f"{order}.out.json"
-        proc = subprocess.run([sys.executable, str(script), str(plan), str(out)], env=env, capture_output=True,
-                              text=True, timeout=600, cwd=tmp_path)  # fmt: skip
+        # a process of its own (forked from the warm parent: tests/lmms_runner.py), as each order must be
+        proc = lmms_launch([sys.executable, str(script), str(plan), str(out)], env, tmp_path, 600)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         first, second = json.loads(out.read_text())
         records[order[0] + "_first"], records[order[1] + "_second"] = first, second

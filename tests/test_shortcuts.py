@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -89,10 +88,8 @@ def test_variant_configs_reuse_the_main_task():
 
 
 @pytest.mark.slow
-def test_lmms_eval_tasks_list_shows_the_variants():
-    out = subprocess.run(
-        [sys.executable, "-m", "lmms_eval", "tasks", "list"], capture_output=True, text=True, timeout=600
-    ).stdout
+def test_lmms_eval_tasks_list_shows_the_variants(lmms_tasks_list):
+    out = lmms_tasks_list.stdout
     listed = set(out.split())
     for bench, names in VARIANTS.items():
         assert set(names) | {f"{bench}_shortcuts"} <= listed, sorted(set(names) - listed)

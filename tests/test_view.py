@@ -7,11 +7,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from temporal_tasks import cli
 from temporal_tasks.api.registry import get
@@ -20,6 +20,7 @@ from temporal_tasks.tools.rescore import rescore
 from temporal_tasks.tools.view.extract import read_span
 from temporal_tasks.tools.view.shapes import group_shape, member_flags
 from tests.browser import load, parse
+from tests.conftest import session_dir
 
 TASKS = (
     "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",
@@ -77,31 +78,41 @@ def _first_group_wrong(docs: list[dict]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def base_run(fixture_root, cache_root, tmp_path_factory):
-    """One real lmms-eval run of every benchmark's main tasks with the answers above; returns (folder, docs)."""
+def base_run(fixture_root, cache_root, tmp_path_factory, lmms_launch):
+    """One real lmms-eval run of every benchmark's main tasks with the answers above, made once per session for all
+    workers (tests only read it); returns (folder, docs)."""
     from temporal_tasks.tools.samples import task_docs
 
-    work = tmp_path_factory.mktemp("view")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
         mp.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache_root))
         docs = {task: task_docs(task) for task in TASKS}
+    shared = session_dir(tmp_path_factory)
+    work, done = shared / "view_base", shared / "view_base.done"
+    with FileLock(str(shared / "view_base.lock")):
+        if not done.is_file():
+            shutil.rmtree(work, ignore_errors=True)  # a worker that died during the run
+            work.mkdir()
+            _run_base(work, docs, fixture_root, cache_root, lmms_launch)
+            done.touch()
+    return work / "base", docs
+
+
+def _run_base(work: Path, docs: dict[str, list[dict]], fixture_root: Path, cache_root: Path, launch) -> None:
     makers = {"timeblind_iacc": _timeblind, "vinoground_group": _vinoground}
     responses = work / "responses.jsonl"
     with open(responses, "w", encoding="utf-8") as fh:
         for task in TASKS:
             for qid, text in makers.get(task, _first_group_wrong)(docs[task]).items():
                 fh.write(json.dumps({"task": task, "question_id": qid, "response": text}) + "\n")
-    out = work / "base"
     cmd = [sys.executable, "-m", "lmms_eval", "--model", "temporal_replay", "--model_args", f"responses={responses}",
-           "--tasks", ",".join(TASKS), "--batch_size", "1", "--output_path", str(out), "--log_samples",
+           "--tasks", ",".join(TASKS), "--batch_size", "1", "--output_path", str(work / "base"), "--log_samples",
            "--verbosity", "DEBUG"]  # fmt: skip
     env = dict(os.environ, TEMPORAL_TASKS_DATA_DIR=str(fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache_root),
                HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")  # fmt: skip
     env.pop("TEMPORAL_TASKS_PARSER", None)
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=work)
+    proc = launch(cmd, env, work, 900)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
-    return out, docs
 
 
 def _copy_run(base: Path, dest: Path, answers: dict[str, str], task: str) -> Path:
