@@ -1,8 +1,9 @@
 """A warm parent for ``python -m lmms_eval`` runs: imports lmms-eval once, then forks one child per run.
 
 Each run is still its own process (fresh module state, its own exit status, its own stdout/stderr files),
-exactly what ``python -m lmms_eval ...`` would be, minus the ~10 s of importing torch and lmms-eval and the ~3 s
-of indexing lmms-eval's own task folder (:func:`_index_builtin_tasks_once`). The only other thing the child
+exactly what ``python -m lmms_eval ...`` would be, minus the ~10 s of importing torch and lmms-eval (and the modules
+every run imports on first use: :func:`_warm_imports`) and the ~5 s of indexing lmms-eval's task folder and ours
+(:func:`_index_task_folders_once`). The only other thing the child
 inherits from the parent is what the import did; the one import-time read of the
 environment on lmms-eval's path (``LM_HARNESS_CACHE_PATH`` in ``lmms_eval.caching.cache``) is redone in the
 child after its environment is set, and the parent is started with the environment every run shares
@@ -88,13 +89,15 @@ def _reread_import_time_env() -> None:
         cache.PATH = override if override else f"{cache.MODULE_DIR}/.cache"
 
 
-def _index_builtin_tasks_once() -> None:
-    """Index lmms-eval's own task folder once, in the parent.
+def _index_task_folders_once() -> None:
+    """Index lmms-eval's own task folder and ours once, in the parent.
 
-    Every TaskManager walks and parses the ~1,000 YAML files under ``lmms_eval/tasks`` (about 3 s of CPU a run).
-    That folder is the installed package and does not change during a session, so each child gets a copy of the
-    parent's index of it; every other folder (our tasks, a test's ``--include_path``) is indexed by lmms-eval
-    itself in the child, through our TaskManager patch, as in any run.
+    Every TaskManager walks and parses the YAML files of each task folder: the ~1,000 under ``lmms_eval/tasks``
+    (about 3 s of CPU a run) and our ~40, whose includes make about 100 parses (about 2 s). The first is the
+    installed package; ours does not change during a session either, and a child checks that it did not (every
+    file's size and mtime). So each child gets a copy of the parent's index of both; every other folder (a test's
+    ``--include_path``, the toy) is indexed by lmms-eval itself in the child, through our TaskManager patch, as in
+    any run.
     """
     import copy
     import functools
@@ -102,20 +105,54 @@ def _index_builtin_tasks_once() -> None:
     import lmms_eval.tasks
     from lmms_eval.tasks import TaskManager
 
+    import temporal_tasks
+
     builtin = os.path.realpath(os.path.dirname(os.path.abspath(lmms_eval.tasks.__file__)))
+    ours = os.path.realpath(temporal_tasks.tasks_dir())
     original = TaskManager._get_task_and_group
-    memo: dict[str, dict] = {}
+    memo: dict[str, tuple[object, dict]] = {}
+
+    def state(folder: str) -> object:
+        if folder == builtin:
+            return None  # the installed package: never edited during a session
+        return sorted(
+            (os.path.join(d, f), st.st_size, st.st_mtime_ns)
+            for d, _, files in os.walk(folder)
+            for f in files
+            for st in [os.stat(os.path.join(d, f))]
+        )
 
     @functools.wraps(original)
     def _get_task_and_group(self, task_dir: str):
-        if os.path.realpath(task_dir) != builtin:
+        folder = os.path.realpath(task_dir)
+        if folder not in (builtin, ours):
             return original(self, task_dir)
-        if "index" not in memo:
-            memo["index"] = original(self, task_dir)
-        return copy.deepcopy(memo["index"])
+        now = state(folder)
+        if folder not in memo or memo[folder][0] != now:
+            memo[folder] = (now, original(self, task_dir))
+        return copy.deepcopy(memo[folder][1])
 
     TaskManager._get_task_and_group = _get_task_and_group
     TaskManager()  # fills the index here, before any fork
+
+
+# What every run imports on first use and nothing more: lmms-eval's own imports inside its functions (evaluate()
+# and the metrics it aggregates with) and our task code, which lmms-eval imports through the YAMLs' !function. No
+# module of these reads the environment at import (a test checks ours: tests/test_lmms_runner.py).
+WARM_MODULES = ("lmms_eval.models.model_utils.gen_metrics", "lmms_eval.tasks.coco_cap_chair.utils")
+WARM_PACKAGES = ("temporal_tasks.harness", "temporal_tasks.scoring", "temporal_tasks.benchmarks")
+
+
+def _warm_imports() -> None:
+    import importlib
+    import pkgutil
+
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    for package in WARM_PACKAGES:
+        module = importlib.import_module(package)
+        for info in pkgutil.walk_packages(module.__path__, f"{package}."):
+            importlib.import_module(info.name)
 
 
 def main() -> None:
@@ -126,7 +163,8 @@ def main() -> None:
     import lmms_eval.cli.dispatch  # noqa: F401
     import lmms_eval.models  # noqa: F401 - entry points (our replay model)
 
-    _index_builtin_tasks_once()
+    _warm_imports()
+    _index_task_folders_once()
 
     proto.write(json.dumps({"ready": os.getpid()}) + "\n")
     for line in sys.stdin:

@@ -40,3 +40,30 @@ def test_forked_child_is_the_fresh_process(lmms_launch, tmp_path, monkeypatch):
     assert got == {"cwd": str(cwd), "argv": ["3", "--flag"], "probe": "child", "unset": False,
                    "path0": str(tmp_path), "cache": str(tmp_path / "requests")}  # fmt: skip
     assert not list(cwd.iterdir())  # the output files live outside the run's folder
+
+
+def test_no_module_of_ours_reads_the_environment_at_import():
+    """The warm parent imports our task code once (tests/forkserver.py); a child sets its own environment after
+    that, so a module-level read of the environment would see the parent's. None may exist."""
+    import ast
+    from pathlib import Path
+
+    import temporal_tasks
+
+    found = []
+    for path in sorted(Path(temporal_tasks.__file__).parent.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            names = {"environ", "getenv", "environb"}
+            hit = (isinstance(node, ast.Attribute) and node.attr in names) or (
+                isinstance(node, ast.Name) and node.id in names
+            )
+            if not hit:
+                continue
+            up = parents.get(node)
+            while up is not None and not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                up = parents.get(up)
+            if up is None:
+                found.append(f"{path.name}:{node.lineno}")
+    assert not found, f"module-level reads of the environment: {found}"
