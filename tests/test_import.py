@@ -1,9 +1,8 @@
 """``temporal-tasks import``: official answer files -> our ids, every loss counted; round trip through export.
 
 The error and counting cases use hand-made files on the small fixtures and call the importer directly (no
-lmms-eval). The round trip runs the real lmms-eval twice on the full-size fixtures (VELOCITI's thinned), for all four
-benchmarks at once: an original run (official reading), then ``--score`` of the answers exported from it and
-imported back.
+lmms-eval). The round trip runs the real lmms-eval twice on the full-size fixtures, for all four benchmarks at
+once: an original run (official reading), then ``--score`` of the answers exported from it and imported back.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import os
 import pickle
 import random
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,7 +25,8 @@ from filelock import FileLock
 from temporal_tasks import cli
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.harness.provenance import differences, imported_provenance
-from temporal_tasks.tools.importer import RECORD, RESPONSES, import_answers, score
+from temporal_tasks.tools import importer
+from temporal_tasks.tools.importer import RECORD, RESPONSES, import_answers, score, score_command
 from tests.conftest import session_dir
 
 TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
@@ -268,10 +269,7 @@ ROUND_TRIP_TASKS = (
     "velociti_strictvle_prob",
 )  # fmt: skip
 # velociti_strictvle (generated Yes/No; a format of our export only) is left out of the full-size runs to keep them
-# short: test_velociti_exported_closed_model_answers covers its import. VELOCITI, whose two tasks would be two
-# thirds of the runs' 55,000 questions at full size, runs on every 8th row of its full-size table (1,099 rows, every
-# test; each row is a group): the formats and every kind of answer are the same at that size.
-VELOCITI_EVERY = 8
+# short: test_velociti_exported_closed_model_answers covers its import.
 BENCHMARKS = ("timeblind", "vinoground", "temporalbench", "velociti")
 LABEL = {"yes": 1, "A": 1, "no": 0, "B": 0, None: -1}
 
@@ -347,14 +345,6 @@ def round_trip(tmp_path_factory, lmms_launch):
     return {"work": work, **pickle.loads(done.read_bytes())}
 
 
-def _thin_velociti(table: Path, every: int) -> None:
-    """Keep every ``every``-th row of VELOCITI's table: each row is its own group, so the copy stays whole."""
-    import pandas as pd
-
-    rows = pd.read_parquet(table)
-    rows.iloc[::every].reset_index(drop=True).to_parquet(table, index=False)
-
-
 def _build_round_trip(work: Path, launch) -> dict:
     from temporal_tasks.tools.samples import task_docs
 
@@ -362,7 +352,6 @@ def _build_round_trip(work: Path, launch) -> dict:
     from temporal_tasks.data.fixtures import write_fixtures
 
     write_fixtures(root, full=True)
-    _thin_velociti(root / "velociti" / "test-data.parquet", every=VELOCITI_EVERY)
     env = {"TEMPORAL_TASKS_DATA_DIR": str(root), "TEMPORAL_TASKS_CACHE_DIR": str(work / "cache"),
            "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "TEMPORAL_TASKS_PARSER": "official"}  # fmt: skip
@@ -406,11 +395,44 @@ def _build_round_trip(work: Path, launch) -> dict:
         timings["export + import"] = time.perf_counter() - start
 
         start = time.perf_counter()
-        results_dir = score(work / "all", parser="official")
+        # `import --score`'s run (score() starts it with subprocess.run: test_score_runs_the_command_it_builds),
+        # here as a child of the warm parent
+        cmd, env, results_dir = score_command(work / "all", parser="official")
+        proc = launch(cmd, env, work, 900)
+        assert proc.returncode == 0 and list(results_dir.rglob("*_results.json")), (proc.stdout + proc.stderr)[-6000:]
         timings["--score"] = time.perf_counter() - start
     print(f"[import] {', '.join(f'{k}: {v:.1f} s' for k, v in timings.items())}")
     return {"work": work, "original": _results(work / "original"), "scored": _results(results_dir),
             "results_dir": results_dir, "careful": careful, "official": official}  # fmt: skip
+
+
+def test_score_runs_the_command_it_builds(tmp_path, monkeypatch):
+    out = tmp_path / "imported"
+    out.mkdir()
+    (out / RESPONSES).write_text("")
+    (out / RECORD).write_text(json.dumps({"tasks": {"timeblind_iacc": {}, "vinoground_group": {}}}))
+    calls = []
+
+    def fake_run(cmd, env):
+        calls.append((cmd, env))
+        if len(calls) == 1:  # the first run writes its results; the second fails
+            (out / "results" / "m").mkdir(parents=True)
+            (out / "results" / "m" / "x_results.json").write_text("{}")
+            return subprocess.CompletedProcess(cmd, 0)
+        return subprocess.CompletedProcess(cmd, 2)
+
+    monkeypatch.setattr(importer.subprocess, "run", fake_run)
+    assert score(out, parser="official", extra_args=["--limit", "4"]) == out.resolve() / "results"
+    cmd, env, results = score_command(out, parser="official", extra_args=["--limit", "4"])
+    assert calls[0] == (cmd, env) and results == out.resolve() / "results"
+    assert cmd[1:3] == ["-m", "lmms_eval"] and cmd[cmd.index("--tasks") + 1] == "timeblind_iacc,vinoground_group"
+    assert cmd[-2:] == ["--limit", "4"] and env["TEMPORAL_TASKS_PARSER"] == "official"
+    shutil.rmtree(out / "results")
+    with pytest.raises(DataError, match="exit code 2"):
+        score(out)
+    assert "TEMPORAL_TASKS_PARSER" not in calls[1][1] or calls[1][1]["TEMPORAL_TASKS_PARSER"] == os.environ.get(
+        "TEMPORAL_TASKS_PARSER"
+    )
 
 
 @pytest.mark.slow

@@ -291,8 +291,10 @@ def summary_lines(record: dict) -> list[str]:
 # --------------------------------------------------------------------------- provenance and scoring
 
 
-def score(out_dir: str | Path, *, parser: str | None = None, extra_args: Iterable[str] = ()) -> Path:
-    """Run lmms-eval with ``temporal_replay`` on an import's answers; returns the results folder.
+def score_command(
+    out_dir: str | Path, *, parser: str | None = None, extra_args: Iterable[str] = ()
+) -> tuple[list[str], dict[str, str], Path]:
+    """The lmms-eval run that scores an import's answers: (command, environment, results folder).
 
     The tasks are those the answers were imported for; the data is TEMPORAL_TASKS_DATA_DIR or the Hub, as
     for any run. ``parser`` sets TEMPORAL_TASKS_PARSER (the answer reading) for the run.
@@ -312,6 +314,13 @@ def score(out_dir: str | Path, *, parser: str | None = None, extra_args: Iterabl
     env = dict(os.environ)
     if parser:
         env["TEMPORAL_TASKS_PARSER"] = parser
+    return cmd, env, results
+
+
+def score(out_dir: str | Path, *, parser: str | None = None, extra_args: Iterable[str] = ()) -> Path:
+    """Run lmms-eval with ``temporal_replay`` on an import's answers (:func:`score_command`); returns the results
+    folder."""
+    cmd, env, results = score_command(out_dir, parser=parser, extra_args=extra_args)
     print(f"[import] running: {' '.join(cmd)}", flush=True)
     proc = subprocess.run(cmd, env=env)
     if proc.returncode != 0 or not list(results.rglob("*_results.json")):
