@@ -392,7 +392,6 @@ needs_caption_model = pytest.mark.skipif(
 
 
 @needs_caption_model
-@pytest.mark.xdist_group("caption_model")  # the two tests that load the caption model in the worker (~17 s): one worker
 def test_caption_similarity_identical_and_unrelated():
     ref = "A person closes the fridge door with the left hand, then tosses a fruit up and catches it."
     sims = tb.caption_similarities(
@@ -414,7 +413,6 @@ def test_caption_model_missing_is_a_clear_error(monkeypatch, tmp_path):
 
 @pytest.mark.slow
 @needs_caption_model
-@pytest.mark.xdist_group("caption_model")
 def test_cli_caption_sim_offline_on_cpu(lmms_eval, fixture_root):
     rows = _rows(fixture_root, "short_caption")
     unrelated = "The quarterly budget report was approved by the committee."
