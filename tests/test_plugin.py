@@ -111,7 +111,6 @@ def test_replay_file_reads(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("lmms_tasks_list")  # with --dist loadgroup: one worker, no wait on the shared run
 def test_lmms_eval_tasks_list_shows_our_tasks(lmms_tasks_list):
     """Only the .pth import hook can make the `tasks` subcommand see us (it never imports lmms_eval.models)."""
     if not any((Path(p) / "temporal_tasks_hook.pth").is_file() for p in sys.path):

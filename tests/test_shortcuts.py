@@ -88,7 +88,6 @@ def test_variant_configs_reuse_the_main_task():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("lmms_tasks_list")  # with --dist loadgroup: one worker, no wait on the shared run
 def test_lmms_eval_tasks_list_shows_the_variants(lmms_tasks_list):
     out = lmms_tasks_list.stdout
     listed = set(out.split())

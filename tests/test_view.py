@@ -22,10 +22,6 @@ from temporal_tasks.tools.view.shapes import group_shape, member_flags
 from tests.browser import load, parse
 from tests.conftest import session_dir
 
-# with --dist loadgroup (the README's command) every test here runs on one worker: the base run is made once, and no
-# other worker waits for it
-pytestmark = pytest.mark.xdist_group("view")
-
 TASKS = (
     "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",
     "velociti_strictvle", "velociti_mc",
