@@ -36,6 +36,20 @@ def session_dir(tmp_path_factory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder ``name`` of the session folder, filled by ``make(folder)`` once per session: by the first
+    pytest-xdist worker that asks (the others wait for it and read it)."""
+    shared = session_dir(tmp_path_factory)
+    work, done = shared / name, shared / f"{name}.done"
+    with FileLock(str(shared / f"{name}.lock")):
+        if not done.is_file():
+            shutil.rmtree(work, ignore_errors=True)  # a worker that died while making it
+            work.mkdir()
+            make(work)
+            done.touch()
+    return work
+
+
 @pytest.fixture(scope="session")
 def fixture_root(tmp_path_factory) -> Path:
     """Every benchmark fixture, written once per session for all workers (the TEMPORAL_TASKS_DATA_DIR of CLI runs);

@@ -20,14 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from temporal_tasks import cli
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.harness.provenance import differences, imported_provenance
 from temporal_tasks.tools import importer
 from temporal_tasks.tools.importer import RECORD, RESPONSES, import_answers, score, score_command
-from tests.conftest import session_dir
+from tests.conftest import made_once
 
 TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
 
@@ -334,15 +333,13 @@ def _metrics(results: dict, task: str) -> dict[str, float]:
 def round_trip(tmp_path_factory, lmms_launch):
     """The original run (official reading), the export of its answers, the imports, and one ``--score`` run: built
     once per session, by the first pytest-xdist worker that needs it (the others wait and read it)."""
-    shared = session_dir(tmp_path_factory)
-    work, done = shared / "import_round_trip", shared / "import_round_trip.pickle"
-    with FileLock(str(shared / "import_round_trip.lock")):
-        if not done.is_file():
-            shutil.rmtree(work, ignore_errors=True)  # a worker that died while building it
-            work.mkdir()
-            built = _build_round_trip(work, lmms_launch)
-            done.write_bytes(pickle.dumps({k: v for k, v in built.items() if k != "work"}))
-    return {"work": work, **pickle.loads(done.read_bytes())}
+
+    def make(work: Path) -> None:
+        built = _build_round_trip(work, lmms_launch)
+        (work / "built.pickle").write_bytes(pickle.dumps({k: v for k, v in built.items() if k != "work"}))
+
+    work = made_once(tmp_path_factory, "import_round_trip", make)
+    return {"work": work, **pickle.loads((work / "built.pickle").read_bytes())}
 
 
 def _build_round_trip(work: Path, launch) -> dict:

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from temporal_tasks import cli
 from temporal_tasks.api.registry import get
@@ -20,7 +19,7 @@ from temporal_tasks.tools.rescore import rescore
 from temporal_tasks.tools.view.extract import read_span
 from temporal_tasks.tools.view.shapes import group_shape, member_flags
 from tests.browser import load, parse
-from tests.conftest import session_dir
+from tests.conftest import made_once
 
 TASKS = (
     "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",
@@ -87,14 +86,9 @@ def base_run(fixture_root, cache_root, tmp_path_factory, lmms_launch):
         mp.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
         mp.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache_root))
         docs = {task: task_docs(task) for task in TASKS}
-    shared = session_dir(tmp_path_factory)
-    work, done = shared / "view_base", shared / "view_base.done"
-    with FileLock(str(shared / "view_base.lock")):
-        if not done.is_file():
-            shutil.rmtree(work, ignore_errors=True)  # a worker that died during the run
-            work.mkdir()
-            _run_base(work, docs, fixture_root, cache_root, lmms_launch)
-            done.touch()
+    work = made_once(
+        tmp_path_factory, "view_base", lambda folder: _run_base(folder, docs, fixture_root, cache_root, lmms_launch)
+    )
     return work / "base", docs
 
 
