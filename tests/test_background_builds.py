@@ -35,6 +35,17 @@ def _requests(clips: list[Path]) -> list[tuple[str, str, tuple[str, str]]]:
     return [(f"q{i}", "x" * (10 + lengths[i]), (str(a), str(b))) for i, (a, b) in enumerate(pairs)]
 
 
+def _plan(builds: video.BackgroundBuilds, requests, num_frames: int, root: Path, **kwargs) -> int:
+    """Plan paired-video requests ``(key, prompt, (first, second) or None)``: each pair's FileBuild."""
+    specs = [(k, p, None if pair is None else video.paired_build(*pair, num_frames, root)) for k, p, pair in requests]
+    return builds.plan_builds(specs, **kwargs)
+
+
+def _get(builds: video.BackgroundBuilds, key, first, second, num_frames: int, root: Path) -> tuple[Path, bool]:
+    """Request ``key``'s paired video: ``(path, waited)``."""
+    return builds.get_build(key, video.paired_build(first, second, num_frames, root))
+
+
 @pytest.fixture
 def recorded(monkeypatch):
     """Replace the encoder step by a recorder: writes a stub file, logs the build order."""
@@ -67,10 +78,10 @@ def test_background_builds_every_planned_video_then_the_threads_end(clips, tmp_p
     monkeypatch.setattr(log.logger, "info", infos.append)
     builds = video.BackgroundBuilds("test", workers=2)
     reqs = _requests(clips)
-    assert builds.plan(reqs, 9, tmp_path) == 12
+    assert _plan(builds, reqs, 9, tmp_path) == 12
     _wait_idle(builds)
     for key, _prompt, (a, b) in reqs:
-        path, waited = builds.get(key, a, b, 9, tmp_path)
+        path, waited = _get(builds, key, a, b, 9, tmp_path)
         assert not waited and path == video.paired_cache_path(a, b, 9, tmp_path)
         assert len(decord.VideoReader(str(path))) == 9
     assert "test: background build finished: 12 paired videos built, 0 already cached" in infos[0]
@@ -82,10 +93,10 @@ def test_background_builds_every_planned_video_then_the_threads_end(clips, tmp_p
 def test_builds_follow_the_models_order_once_seen(clips, tmp_path, recorded):
     builds = video.BackgroundBuilds("test", workers=1)
     reqs = _requests(clips)
-    builds.plan(reqs, 9, tmp_path, start=False)
+    _plan(builds, reqs, 9, tmp_path, start=False)
     by_length = sorted(reqs, key=lambda r: (-len(r[1]), r[1]))  # how the simple Qwen models order them
     for key, _prompt, (a, b) in by_length[:2]:
-        _path, waited = builds.get(key, a, b, 9, tmp_path)
+        _path, waited = _get(builds, key, a, b, 9, tmp_path)
         assert waited  # nothing was started: built right here, ahead of any queue
     builds.start()
     _wait_idle(builds)
@@ -96,7 +107,7 @@ def test_builds_follow_the_models_order_once_seen(clips, tmp_path, recorded):
 def test_doc_order_is_the_default(clips, tmp_path, recorded):
     builds = video.BackgroundBuilds("test", workers=1)
     reqs = _requests(clips)
-    builds.plan(reqs, 9, tmp_path)
+    _plan(builds, reqs, 9, tmp_path)
     _wait_idle(builds)
     assert recorded == [video.paired_cache_path(a, b, 9, tmp_path) for _k, _p, (a, b) in reqs]
 
@@ -104,9 +115,9 @@ def test_doc_order_is_the_default(clips, tmp_path, recorded):
 def test_a_request_jumps_the_queue(clips, tmp_path, recorded):
     builds = video.BackgroundBuilds("test", workers=1)
     reqs = _requests(clips)
-    builds.plan(reqs, 9, tmp_path)
+    _plan(builds, reqs, 9, tmp_path)
     key, _prompt, (a, b) = reqs[-1]  # last in the queue
-    path, _waited = builds.get(key, a, b, 9, tmp_path)
+    path, _waited = _get(builds, key, a, b, 9, tmp_path)
     assert path.is_file() and recorded.index(path) < len(reqs) - 1
     _wait_idle(builds)
     assert len(recorded) == len(set(recorded)) == 12  # each built once
@@ -126,7 +137,7 @@ def test_a_file_locked_by_another_process_is_waited_for_not_rebuilt(clips, tmp_p
     try:
         assert holder.stdout.readline().strip() == "held"
         builds = video.BackgroundBuilds("test", workers=1)
-        builds.plan([("q", "p", (a, b))], 9, tmp_path)
+        _plan(builds, [("q", "p", (a, b))], 9, tmp_path)
         _wait_idle(builds)  # the worker saw the lock and moved on
         assert recorded == []
 
@@ -136,7 +147,7 @@ def test_a_file_locked_by_another_process_is_waited_for_not_rebuilt(clips, tmp_p
             holder.stdin.flush()
 
         threading.Thread(target=other_process_finishes).start()
-        path, waited = builds.get("q", a, b, 9, tmp_path)
+        path, waited = _get(builds, "q", a, b, 9, tmp_path)
         assert waited and path == target and target.read_bytes() == b"theirs" and recorded == []
     finally:
         holder.kill()
@@ -148,14 +159,14 @@ def test_two_ranks_planning_the_same_videos_build_each_once(clips, tmp_path, rec
     ranks = [video.BackgroundBuilds(f"rank{r}", workers=2) for r in range(2)]
     reqs = _requests(clips)
     for builds in ranks:
-        builds.plan(reqs, 9, tmp_path, start=False)
+        _plan(builds, reqs, 9, tmp_path, start=False)
     for builds in ranks:
         builds.start()
     for builds in ranks:
         _wait_idle(builds)
     for builds in ranks:
         for key, _prompt, (a, b) in reqs:
-            assert builds.get(key, a, b, 9, tmp_path)[0].is_file()
+            assert _get(builds, key, a, b, 9, tmp_path)[0].is_file()
     assert len(recorded) == len(set(recorded)) == 12
 
 
@@ -230,11 +241,11 @@ def test_a_failed_build_names_the_clip_and_stops_the_run(clips, tmp_path, monkey
     monkeypatch.setattr(paired, "build_paired_video", broken)
     builds = video.BackgroundBuilds("test", workers=2)
     reqs = _requests(clips)
-    builds.plan(reqs, 9, tmp_path)
+    _plan(builds, reqs, 9, tmp_path)
     _wait_idle(builds)
     key, _prompt, (a, b) = next(r for r in reqs if bad not in r[2])
     with pytest.raises(SystemExit, match="moov atom not found") as err:
-        builds.get(key, a, b, 9, tmp_path)  # any next request stops, not only the broken one
+        _get(builds, key, a, b, 9, tmp_path)  # any next request stops, not only the broken one
     assert bad in str(err.value) and "paired video" in str(err.value)
     with pytest.raises(SystemExit):
         builds.observe(key)
@@ -255,7 +266,7 @@ paired.build_paired_video = slow
 clips = sys.argv[2:]
 pairs = [(a, b) for a in clips for b in clips if a != b]
 builds = video.BackgroundBuilds("leak", workers=2)
-builds.plan([(i, "p", p) for i, p in enumerate(pairs)], 9, Path(sys.argv[1]))
+builds.plan_builds([(i, "p", video.paired_build(*p, 9, Path(sys.argv[1]))) for i, p in enumerate(pairs)])
 time.sleep(0.4)
 print("threads", builds.alive(), flush=True)
 raise KeyboardInterrupt
@@ -281,7 +292,7 @@ def test_an_interrupted_run_leaves_no_thread_lock_or_partial_file(clips, tmp_pat
 
 def test_shutdown_joins_the_threads(clips, tmp_path, recorded):
     builds = video.BackgroundBuilds("test", workers=2)
-    builds.plan(_requests(clips), 9, tmp_path)
+    _plan(builds, _requests(clips), 9, tmp_path)
     builds.shutdown()
     assert builds.alive() == 0 and len(recorded) < 12
 

@@ -20,6 +20,7 @@ from temporal_tasks.harness import shortcuts
 from temporal_tasks.harness.task_configs import our_tasks, task_config
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.tools.rescore import rescore_task
+from temporal_tasks.video import shortcut_files
 
 decord = pytest.importorskip("decord")
 
@@ -79,9 +80,9 @@ def test_variant_configs_reuse_the_main_task():
                     k: v for k, v in main_cfg.items() if k not in own
                 }
                 variant = name.rsplit(main + "_", 1)[1]
-                assert cfg["doc_to_visual"][1] == f"temporal_tasks.harness.shortcuts.{variant}_visual"
+                assert cfg["doc_to_visual"][1] == f"temporal_tasks.harness.kit.{variant}_visual"
                 if variant != "blind":  # one process_docs per variant; the main task from the benchmark's spec
-                    assert cfg["process_docs"][1] == f"temporal_tasks.harness.shortcuts.process_docs_{variant}"
+                    assert cfg["process_docs"][1] == f"temporal_tasks.harness.kit.process_docs_{variant}"
                     assert get(bench).shortcut_main == main
         group = task_config(f"{bench}_shortcuts")
         assert group["task"] == [main, *VARIANTS[bench]]
@@ -99,15 +100,15 @@ def test_lmms_eval_tasks_list_shows_the_variants(lmms_tasks_list):
 
 
 def test_seeds_are_stable_and_depend_on_the_question():
-    assert shortcuts.seed_for("a", 1) == shortcuts.seed_for("a", 1) != shortcuts.seed_for("a", 2)
-    picks = [shortcuts.frame_choice(str(q), 32) for q in range(200)]
+    assert shortcut_files.seed_for("a", 1) == shortcut_files.seed_for("a", 1) != shortcut_files.seed_for("a", 2)
+    picks = [shortcut_files.frame_choice(str(q), 32) for q in range(200)]
     assert all(0 <= p < 32 for p in picks)
     assert len(set(picks)) > 20  # not one frame for everyone
     # a pinned value: a change of the seed derivation (and so of every published number) fails here
-    assert [shortcuts.frame_choice(q, 32) for q in ("0", "1", "2")] == [11, 16, 4]
-    assert shortcuts.shuffle_order("abc", 8).tolist() == [6, 1, 0, 2, 3, 7, 4, 5]
+    assert [shortcut_files.frame_choice(q, 32) for q in ("0", "1", "2")] == [11, 16, 4]
+    assert shortcut_files.shuffle_order("abc", 8).tolist() == [6, 1, 0, 2, 3, 7, 4, 5]
     for n in (2, 3, 8, 32):
-        order = shortcuts.shuffle_order("abc", n)
+        order = shortcut_files.shuffle_order("abc", n)
         assert sorted(order.tolist()) == list(range(n)) and order.tolist() != list(range(n))
 
 
@@ -127,14 +128,14 @@ def test_single_frame_is_one_reproducible_image(clip, tmp_path, monkeypatch):
         again = np.asarray(shortcuts.single_frame_visual(doc)[0])
         assert np.array_equal(np.asarray(first[0]), again)  # same question, same frame
         # lossless: exactly the sampled frame frame_choice names
-        assert np.array_equal(again, src[shortcuts.frame_choice(qid, 8)])
+        assert np.array_equal(again, src[shortcut_files.frame_choice(qid, 8)])
         seen[qid] = _nearest(again[None].astype(np.int16), src)[0]
     assert len(set(seen.values())) >= 3, seen  # different questions, different frames
     # rebuilt from scratch (another machine, an emptied cache): the same frame
     for p in (tmp_path / "cache").rglob("*.png"):
         p.unlink()
     assert np.array_equal(np.asarray(shortcuts.single_frame_visual({"question_id": "5", "videos": [str(clip)]})[0]),
-                          src[shortcuts.frame_choice("5", 8)])  # fmt: skip
+                          src[shortcut_files.frame_choice("5", 8)])  # fmt: skip
 
 
 def test_shuffled_video_is_a_permutation_of_the_uniform_frames(clip, tmp_path, monkeypatch):
@@ -150,14 +151,14 @@ def test_shuffled_video_is_a_permutation_of_the_uniform_frames(clip, tmp_path, m
     order = _nearest(frames, src)
     assert sorted(order) == list(range(8)), order  # every sampled frame exactly once
     assert order != list(range(8))  # and not in the original order
-    assert order == shortcuts.shuffle_order(video.content_hash(clip), 8).tolist()
+    assert order == shortcut_files.shuffle_order(video.content_hash(clip), 8).tolist()
     # cached: a second question on the same clip gets the same file, not rebuilt
     mtime = Path(path).stat().st_mtime_ns
-    again, built = shortcuts.cached_shuffled_video(clip, 8)
+    again, built = shortcut_files.cached_visual({"question_id": "1", "videos": [str(clip)]}, "shuffled", 8)
     assert (str(again), built, again.stat().st_mtime_ns) == (path, False, mtime)
     assert shortcuts.shuffled_visual({"question_id": "1", "videos": [str(clip)]}) == [path]
     # N is part of the key
-    other, built = shortcuts.cached_shuffled_video(clip, 6)
+    other, built = shortcut_files.cached_visual({"question_id": "1", "videos": [str(clip)]}, "shuffled", 6)
     assert built and other != Path(path) and len(_decode_all(other)) == 6
     assert not list((tmp_path / "cache").rglob("*.tmp.mp4"))
 
@@ -177,8 +178,8 @@ def test_paired_variants_keep_the_clips_apart(tmp_path, monkeypatch):
     assert (first, second) != (list(range(k)), list(range(k)))
     single = _decode_all(Path(shortcuts.single_frame_visual(doc)[0]))
     assert len(single) == 3 and single[1].max() < 20
-    assert _nearest(single[:1], src_a) == [shortcuts.frame_choice("3_pos_video/A", k)]
-    assert _nearest(single[2:], src_b) == [shortcuts.frame_choice("3_pos_video/B", k)]
+    assert _nearest(single[:1], src_a) == [shortcut_files.frame_choice("3_pos_video/A", k)]
+    assert _nearest(single[2:], src_b) == [shortcut_files.frame_choice("3_pos_video/B", k)]
 
 
 def test_variants_need_one_video_and_a_valid_n(monkeypatch, clip):
@@ -349,17 +350,17 @@ def test_prebuild_fills_the_cache_the_tasks_read(offline_env, monkeypatch, tmp_p
 
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     docs = timeblind.load_docs()
-    shuffled = shortcuts.prebuild(docs, "shuffled", n=4, workers=2)
+    shuffled = shortcut_files.build_shortcut_files(docs, "shuffled", n=4, workers=2)
     assert len(shuffled) == len(docs) and all(p.is_file() for p in shuffled)
     assert len(set(shuffled)) == len({d["videos"][0] for d in docs})  # one file per clip
-    frames = shortcuts.prebuild(docs, "single_frame", n=4)
+    frames = shortcut_files.build_shortcut_files(docs, "single_frame", n=4)
     assert all(p.suffix == ".png" and p.is_file() for p in frames)
     monkeypatch.setenv(video.ENV_NUM_FRAMES, "4")
     # the tasks then only read: nothing is rebuilt
-    assert all(not shortcuts.cached_visual(d, v, 4)[1] for d in docs for v in ("shuffled", "single_frame"))
+    assert all(not shortcut_files.cached_visual(d, v, 4)[1] for d in docs for v in ("shuffled", "single_frame"))
     assert shortcuts.shuffled_visual(docs[0]) == [str(shuffled[0])]
     with pytest.raises(ValueError, match="no file"):
-        shortcuts.cached_visual(docs[0], "blind", 4)
+        shortcut_files.cached_visual(docs[0], "blind", 4)
 
 
 # --------------------------------------------------------------------------- N rule and background builds
@@ -372,14 +373,14 @@ def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
     monkeypatch.setattr(log.logger, "warning", warnings.append)
     monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model", "openai", "--model_args", "max_frames_num=8,x=1"])
-    assert shortcuts.num_frames() == 8  # the command line lmms-eval was started with
+    assert shortcut_files.num_frames() == 8  # the command line lmms-eval was started with
 
     def simple_evaluate(model_args):  # noqa: ARG001 - read from this frame, as from lmms-eval's own
-        return shortcuts.num_frames()
+        return shortcut_files.num_frames()
 
     assert simple_evaluate("nframes=12") == 12  # simple_evaluate's model args win over sys.argv
     monkeypatch.setattr(sys, "argv", ["lmms_eval"])
-    assert shortcuts.num_frames() == video.DEFAULT_NUM_FRAMES
+    assert shortcut_files.num_frames() == video.DEFAULT_NUM_FRAMES
     monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
     assert simple_evaluate("max_frames_num=8") == 5  # the env var wins; the warning names both values once
     assert simple_evaluate("max_frames_num=8") == 5
@@ -433,14 +434,14 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
     assert [{k: v for k, v in d.items() if not k.startswith("shortcut_")} for d in docs] == main_docs
     assert {(d["shortcut_task"], d["shortcut_frames"]) for d in docs} == {(f"{main}_{variant}", 5)}
     _wait_idle(fresh_builds)  # every file of the rank built in the background, before the model asks
-    assert all(not shortcuts.cached_visual(d, variant, 5)[1] for d in docs)
+    assert all(not shortcut_files.cached_visual(d, variant, 5)[1] for d in docs)
     visual = shortcuts.shuffled_visual if variant == "shuffled" else shortcuts.single_frame_visual
     import datasets
 
     for doc in datasets.Dataset.from_list(docs):  # the rows as lmms-eval hands them to doc_to_visual
         got = visual(doc)[0]
         if isinstance(got, str):
-            assert got == str(shortcuts.cached_visual(doc, variant, 5)[0])
+            assert got == str(shortcut_files.cached_visual(doc, variant, 5)[0])
     assert fresh_builds._waits[0] == 0  # no question waited for its file
 
 
@@ -480,7 +481,7 @@ def test_a_failed_background_build_names_the_clip(offline_env, monkeypatch, fres
         Path(out).write_bytes(b"stub")
         return Path(out)
 
-    monkeypatch.setattr(shortcuts, "build_shuffled_video", broken)
+    monkeypatch.setattr(shortcut_files, "build_shuffled_video", broken)
     docs = shortcuts.load_variant_docs("timeblind_iacc", "shuffled")
     _wait_idle(fresh_builds)
     other = next(d for d in docs if d["videos"][0] != bad["clip"])

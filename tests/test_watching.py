@@ -14,7 +14,7 @@ from temporal_tasks import video
 from temporal_tasks.base.run_state import STATE
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.harness import shortcuts
-from temporal_tasks.video import paired
+from temporal_tasks.video import paired, shortcut_files
 
 
 class _Watcher:
@@ -63,7 +63,7 @@ def recorded(monkeypatch, offline_env, tmp_path):
         return Path(out)
 
     monkeypatch.setattr(paired, "build_paired_video", lambda first, second, out, n=32: record(out))
-    monkeypatch.setattr(shortcuts, "build_shuffled_video", lambda clip, out, n: record(out))
+    monkeypatch.setattr(shortcut_files, "build_shuffled_video", lambda clip, out, n: record(out))
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
     for label, kind in (("vinoground", "paired video"), ("shortcuts", "shortcut file")):

@@ -44,9 +44,9 @@ from temporal_tasks.compat import (
 )
 from temporal_tasks.compat.run_context import model_frame_setting, run_context
 from temporal_tasks.video import paired_layout, resolve_num_frames
+from temporal_tasks.video.shortcut_files import SEED_VERSION
 
-# The shortcut variants (temporal_tasks.harness.shortcuts) and their seed version, which the record names.
-SEED_VERSION = "1"  # part of every seed and cache key: bump when the frame choice or the layout changes
+# The shortcut variants (temporal_tasks.harness.shortcuts); the record names them and their files' seed version.
 VARIANTS = ("blind", "single_frame", "shuffled")
 
 PROVENANCE_VERSION = 1

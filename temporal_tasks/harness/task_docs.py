@@ -18,6 +18,7 @@ from temporal_tasks.compat import building_task_config, config_entries_env, task
 from temporal_tasks.compat.run_context import run_context
 from temporal_tasks.data.sources import collect_sources
 from temporal_tasks.harness.provenance import attach
+from temporal_tasks.video.schedule import builds_paused
 
 
 def check_zero_shot() -> None:
@@ -71,14 +72,10 @@ def docs_only(task: str = "") -> Iterator[None]:
     """
     token = _DOCS_ONLY.set(task)
     try:
-        yield
+        with builds_paused():  # the scheduler of derived visuals starts and parks nothing
+            yield
     finally:
         _DOCS_ONLY.reset(token)
-
-
-def builds_allowed() -> bool:
-    """False inside :func:`docs_only`: loaders must not start (or defer) video builds."""
-    return _DOCS_ONLY.get() is None
 
 
 def task_docs(process_docs: Callable[[Any], Any], task: str = "") -> list[dict]:
@@ -104,7 +101,7 @@ def docs_dataset(load: Callable[[], list[dict]]):
     does ``--num_fewshot`` above 0 (these benchmarks are zero-shot; lmms-eval would crash later). The
     docs' provenance record is stored in the running task's ``metadata`` (:mod:`temporal_tasks.harness.provenance`).
     """
-    if not builds_allowed():  # docs_only(): the docs alone (DataError propagates to the caller)
+    if _DOCS_ONLY.get() is not None:  # docs_only(): the docs alone (DataError propagates to the caller)
         return load()
     import datasets
 

@@ -7,8 +7,10 @@ The modules, by responsibility:
 * :mod:`.encode`: codec, frame rate and encoder of built videos;
 * :mod:`.cache`: cache folder, content hashes, atomic writes, one builder per file across processes;
 * :mod:`.paired`: Vinoground-style paired videos (clip A, black frames, clip B, in exactly N frames);
+* :mod:`.shortcut_files`: the shortcut variants' files (one seeded frame, the sampled frames in a seeded order);
 * :mod:`.builds`: :class:`BackgroundBuilds`, a rank's files built ahead in the model's order;
-* :mod:`.watching`: whether files are built ahead at all (only for a model that reads visuals).
+* :mod:`.watching`: whether files are built ahead at all (only for a model that reads visuals);
+* :mod:`.schedule`: :class:`BuildAhead`, the one scheduler of derived visuals (decide, start or park, serve).
 
 The names below are re-exported here for callers; code that replaces one (a test) patches its module.
 """
@@ -46,6 +48,7 @@ from temporal_tasks.video.paired import (
     paired_cache_path,
     paired_layout,
 )
+from temporal_tasks.video.schedule import BuildAhead, BuildProgress, announce_frames, builds_paused
 from temporal_tasks.video.watching import AHEAD, AT_FIRST_REQUEST, NOT_AHEAD, when_to_build
 
 __all__ = [
@@ -58,12 +61,16 @@ __all__ = [
     "GAP_SECONDS",
     "NOT_AHEAD",
     "BackgroundBuilds",
+    "BuildAhead",
+    "BuildProgress",
     "FileBuild",
     "announce",
+    "announce_frames",
     "atomic_write",
     "build_paired_video",
     "build_paired_videos",
     "build_workers",
+    "builds_paused",
     "cached_file",
     "cached_paired_video",
     "clear_frame_cache",

@@ -1,8 +1,8 @@
 """Background builds: a rank's cached files built ahead, in background threads, in the order the model asks.
 
-:class:`BackgroundBuilds` serves Vinoground's paired videos and the shortcut variants' files alike: each
-file is a :class:`~temporal_tasks.video.cache.FileBuild`, built at most once across processes
-(:func:`~temporal_tasks.video.cache.build_once`).
+:class:`BackgroundBuilds` serves Vinoground's paired videos and the shortcut variants' files alike (through the
+scheduler, :mod:`temporal_tasks.video.schedule`): each file is a :class:`~temporal_tasks.video.cache.FileBuild`,
+built at most once across processes (:func:`~temporal_tasks.video.cache.build_once`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from pathlib import Path
 
 from temporal_tasks.base.errors import DataError, exit_run
 from temporal_tasks.base.log import logger
-from temporal_tasks.video.cache import FileBuild, build_once, cache_folder
-from temporal_tasks.video.paired import paired_build
+from temporal_tasks.video.cache import FileBuild, build_once
 
 __all__ = ["BackgroundBuilds", "build_workers"]
 
@@ -60,9 +59,8 @@ class BackgroundBuilds:
     order the model will ask for them.
 
     :meth:`plan_builds` registers one rank's requests (each a key, a prompt and the :class:`FileBuild` it
-    needs, or ``None``); :meth:`plan` does so for paired videos (a clip pair per request). Up to
-    ``workers`` daemon threads (:func:`build_workers`) then build the missing files; ``kind`` names one
-    file in the log. :meth:`get_build` (:meth:`get` for paired videos) returns one request's file: at once
+    needs, or ``None``). Up to ``workers`` daemon threads (:func:`build_workers`) then build the missing files;
+    ``kind`` names one file in the log. :meth:`get_build` returns one request's file: at once
     when built, after waiting for it when it is being built, and built right there (ahead of the queue)
     when nobody has started it. Every request it sees (:meth:`observe` for those without a file) tells
     which candidate ordering the model follows (doc order, prompt length, prompt text) and where it is;
@@ -107,22 +105,6 @@ class BackgroundBuilds:
         if job is None:
             job = self._jobs[spec.key] = _Job(spec)
         return job
-
-    def plan(
-        self,
-        requests: Sequence[tuple[Hashable, str, tuple[str, str] | None]],
-        num_frames: int,
-        cache_root: Path | None = None,
-        *,
-        start: bool = True,
-    ) -> int:
-        """Paired videos: :meth:`plan_builds` with ``(key, prompt, (first, second) or None)`` requests."""
-        root = cache_folder(cache_root)
-        specs = [
-            (key, prompt, None if pair is None else paired_build(*pair, num_frames, root))
-            for key, prompt, pair in requests
-        ]
-        return self.plan_builds(specs, start=start)
 
     def plan_builds(self, requests: Sequence[tuple[Hashable, str, FileBuild | None]], *, start: bool = True) -> int:
         """Add ``(key, prompt, FileBuild or None)`` requests in lmms-eval's order; start building.
@@ -257,17 +239,6 @@ class BackgroundBuilds:
     def _check_failure(self) -> None:
         if self._failure is not None:
             exit_run(DataError(self._failure))
-
-    def get(
-        self,
-        key: Hashable,
-        first: str | os.PathLike,
-        second: str | os.PathLike,
-        num_frames: int,
-        cache_root: Path | None = None,
-    ) -> tuple[Path, bool]:
-        """Request ``key``'s paired video; returns ``(path, waited)`` (waited: it was not ready yet)."""
-        return self.get_build(key, paired_build(first, second, num_frames, cache_root))
 
     def get_build(self, key: Hashable, spec: FileBuild) -> tuple[Path, bool]:
         """Request ``key``'s file (``spec``); returns ``(path, waited)`` (waited: it was not ready yet)."""
