@@ -16,7 +16,8 @@ import pytest
 
 from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.api.spec import slug
-from temporal_tasks.benchmarks.temporalbench import METRIC_CATEGORIES, METRIC_SOURCES
+from temporal_tasks.benchmarks.temporalbench import CAPTION_CATEGORIES, SOURCES
+from temporal_tasks.benchmarks.temporalbench import fixture_full as temporalbench_fixture_full
 from temporal_tasks.benchmarks.temporalbench import loader as temporalbench_loader
 from temporal_tasks.benchmarks.temporalbench import tasks as tb
 from temporal_tasks.data.sources import DataError
@@ -153,8 +154,8 @@ def test_loader_builds_docs(offline_env):
     captions = tb.load_caption_docs()
     assert [c["source"] for c in captions] == ["Charades", "COIN", "Movie_Description"]
     assert captions[0]["gold"] == "A red square moves from the left edge to the right edge."
-    # chance MBA = mean over videos of 2^-size (sizes 3, 6, 1, 2)
-    assert tb.random_mba(short) == pytest.approx(100 * (1 / 8 + 1 / 64 + 1 / 2 + 1 / 4) / 4)
+    # one group per video, its size the video's question count
+    assert list({d["group_id"]: d["group_size"] for d in short}.values()) == [3, 6, 1, 2]
 
 
 @pytest.fixture
@@ -342,7 +343,7 @@ def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
     assert long["parse_disagreement"] == pytest.approx(100 / 11)
     assert short["truncated_rate"] == 0.0 and long["truncated_rate"] == 0.0
     assert set(short) == {"binary_acc", "mba", "invalid_rate", "parse_disagreement", "truncated_rate"} | ci_keys | {
-        f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*METRIC_CATEGORIES, "charades", "coin", "finegym")
+        f"{m}_{s}" for m in ("binary_acc", "mba") for s in (*CAPTION_CATEGORIES, "charades", "coin", "finegym")
     } | {"binary_acc_movie_description", "mba_movie_description"}
     # the group: plain mean of short and long (the paper's "Overall"), only for binary_acc and mba
     group = run.metrics("temporalbench_mba")
@@ -480,5 +481,5 @@ def test_headline_cis_bootstrap_videos(offline_env):
 def test_metric_keys_name_every_official_source_and_category():
     # process_results keys a question by the slug of its official source/category name; the spec declares the
     # keys: every official name must have one (else its questions would feed no source or category key).
-    assert sorted(slug(s) for s in temporalbench_loader.SOURCES) == sorted(METRIC_SOURCES)
-    assert sorted(slug(c) for c in temporalbench_loader.CATEGORIES) == sorted(METRIC_CATEGORIES)
+    assert sorted(slug(s) for s in temporalbench_fixture_full.OFFICIAL_SOURCES) == sorted(SOURCES)
+    assert sorted(slug(c) for c in temporalbench_fixture_full.OFFICIAL_CATEGORIES) == sorted(CAPTION_CATEGORIES)

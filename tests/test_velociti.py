@@ -131,7 +131,7 @@ INVALID = {"robust": 100 * 3 / 32, "official": 100 * 6 / 32}
 # Subset (rows 0..7). Robust: all right but coref (row 3) -> 6 tests at 100, coref 0 -> avg 600/7.
 # Official: rows 2, 4, 6, 7 dropped -> agent_bind, action_adv, action_bind, chrono have nothing (NaN);
 # the average is over the 3 tests left (agent_random, coref, action_manner), all 100.
-SUBSET_ROBUST = dict.fromkeys(velociti_loader.ALL_TESTS, 100.0) | {"coref": 0.0}
+SUBSET_ROBUST = dict.fromkeys(velociti_loader.TESTS, 100.0) | {"coref": 0.0}
 SUBSET_OFFICIAL = {"control": 100.0, "agent_random": 100.0, "coref": 100.0, "action_manner": 100.0}
 
 MC_ANSWERS = {
@@ -315,7 +315,7 @@ def test_fixture_docs(offline_env):
     # video_id given as "<id>.mp4" (row 2) resolves to the same file as the bare id (row 3).
     assert docs[4]["videos"] == docs[6]["videos"] and Path(docs[4]["videos"][0]).is_file()
     assert docs[4]["videos"][0].endswith("velociti_videos/v_fixOrder003_seg_5_15.mp4")
-    assert {d["categories"][0] for d in docs} == set(velociti_loader.ALL_TESTS)
+    assert {d["categories"][0] for d in docs} == set(velociti_loader.TESTS)
     subset = velociti.load_docs(kind="entail", subset=True)
     assert [d["row"] for d in subset[::2]] == list(range(8))
     mc = velociti.load_docs(kind="mc")
@@ -355,7 +355,7 @@ def test_yaml_lists_every_metric_key(offline_env, task, kind, process):
         fed |= {key for d in docs for key in getattr(velociti, process)(d, ["Yes", "No", "Yes"])}
     assert sorted(names) == sorted(fed)
     for doc, r in zip(docs, results, strict=True):
-        own = [k for k in r if any(k.endswith(f"_{t}") for t in velociti_loader.ALL_TESTS)]
+        own = [k for k in r if any(k.endswith(f"_{t}") for t in velociti_loader.TESTS)]
         assert own and all(k.endswith(f"_{doc['test_name']}") for k in own)
     prefix = "prob_" if task.startswith("velociti_strictvle_prob") else ""
     for m in cfg["metric_list"]:
@@ -557,7 +557,7 @@ ALL_TASKS = (
 
 
 def _check_strict(metrics: dict, expected: dict[str, float]) -> None:
-    for test in velociti_loader.ALL_TESTS:
+    for test in velociti_loader.TESTS:
         key = f"strict_vle_{test}"
         if test in expected:
             assert metrics[key] == pytest.approx(expected[test]), key
@@ -647,12 +647,12 @@ def test_cli_yes_to_everything(lmms_eval, tmp_path):
     run = lmms_eval(ALL_TASKS, responses=replay, env={"TEMPORAL_TASKS_PARSER": "official"})
     for task in ("velociti_strictvle", "velociti_strictvle_subset", "velociti_strictvle_prob_subset"):
         m = run.metrics(task)
-        assert m["strict_vle"] == 0.0 and all(m[f"strict_vle_{t}"] == 0.0 for t in velociti_loader.ALL_TESTS)
+        assert m["strict_vle"] == 0.0 and all(m[f"strict_vle_{t}"] == 0.0 for t in velociti_loader.TESTS)
         assert m["invalid_rate"] == 0.0
     assert run.metrics("velociti_strictvle_prob_subset")["classic_vle"] == 0.0
     prob = run.metrics("velociti_strictvle_prob")
     assert prob["strict_vle"] == 0.0 and prob["classic_vle"] == 0.0  # e+ == e-: ties are wrong
-    assert all(prob[f"classic_vle_{t}"] == 0.0 for t in velociti_loader.ALL_TESTS)
+    assert all(prob[f"classic_vle_{t}"] == 0.0 for t in velociti_loader.TESTS)
     mc = run.metrics("velociti_mc")
     assert (mc["mc_a"], mc["mc_b"], mc["mc_bias"], mc["mc_both"]) == (100.0, 0.0, -100.0, 0.0)
     assert (mc["mc_both_ci_low"], mc["mc_both_ci_high"]) == (0.0, 0.0)

@@ -18,6 +18,7 @@ from temporal_tasks.benchmarks.vinoground import fixture as fx
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.scoring.aggregations import functions, parse_disagreement, truncated_rate
+from temporal_tasks.video.schedule import BuildProgress
 
 vinoground_agg = SimpleNamespace(**functions("vinoground"))
 
@@ -293,7 +294,7 @@ def test_paired_visual_follows_gt(offline_env, monkeypatch):
 
 
 def test_build_progress_bar(capsys):
-    progress = vinoground._BuildProgress()
+    progress = BuildProgress(vinoground.PAIRED.progress)  # the bar of Vinoground's paired videos
     progress.expect(20)  # this rank's share
     progress.tick(False)  # cache hits show nothing
     assert progress.bar is None

@@ -7,7 +7,8 @@
   exchange with the tools.
 
 What a benchmark's code calls to do its work (its loader's file helpers, ``process_docs`` / ``process_results``,
-answer parsers, synthetic clips) is :mod:`temporal_tasks.harness`.
+answer parsers, derived visuals, synthetic clips) and its YAMLs name is :mod:`temporal_tasks.harness.kit`; the two
+modules are a benchmark's whole surface (docs/adding-a-benchmark.md).
 """
 
 from temporal_tasks.api.contracts import (
@@ -33,6 +34,7 @@ from temporal_tasks.api.spec import (
     Benchmark,
     Custom,
     Difference,
+    InvalidPolicy,
     Metric,
     MetricList,
     PerCategory,
@@ -42,6 +44,7 @@ from temporal_tasks.api.spec import (
 
 __all__ = [
     "HOOKS", "STABILITY", "Answer", "Benchmark", "CheckHook", "Custom", "Difference", "Doc", "ExportHook",
-    "FileImport", "FixtureHook", "ImportContext", "ImporterHook", "Metric", "MetricList", "Option", "Part", "Payload",
-    "PerCategory", "PrebuildHook", "SourceFile", "Strata", "ViewHook", "get", "names", "of_task", "registered", "slug",
+    "FileImport", "FixtureHook", "ImportContext", "ImporterHook", "InvalidPolicy", "Metric", "MetricList", "Option",
+    "Part", "Payload", "PerCategory", "PrebuildHook", "SourceFile", "Strata", "ViewHook", "get", "names", "of_task",
+    "registered", "slug",
 ]  # fmt: skip

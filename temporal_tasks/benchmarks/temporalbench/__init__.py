@@ -5,32 +5,28 @@ The spec below is all the rest of the package knows about TemporalBench, its met
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.api.spec import Benchmark, Custom, Metric, MetricList, PerCategory
+from temporal_tasks.api import Benchmark, Custom, Metric, MetricList, PerCategory
 
 NAME = "temporalbench"
-CATEGORIES = (
-    "activitynet", "charades", "finegym", "movie_description", "oops", "coin", "egoexo4d",  # sources
-    "action_order", "action_frequency", "action_type", "motion_magnitude", "motion_direction_orientation",
-    "action_effector", "event_order", "others",  # negative-caption categories (short QA)
-)  # fmt: skip
-
-# Metric-list order of the source datasets and of the short-QA negative-caption categories.
-METRIC_SOURCES = ("activitynet", "charades", "coin", "egoexo4d", "movie_description", "oops", "finegym")
-METRIC_CATEGORIES = (
+# The categories, declared here only (as metric keys spell them: slugs), in the metric lists' and the report's
+# order: the source datasets (the official print order), then the negative-caption categories of the short QA.
+SOURCES = ("activitynet", "charades", "coin", "egoexo4d", "movie_description", "oops", "finegym")
+CAPTION_CATEGORIES = (
     "action_order", "action_frequency", "action_type", "motion_magnitude", "motion_direction_orientation",
     "action_effector", "event_order", "others",
 )  # fmt: skip
+CATEGORIES = (*SOURCES, *CAPTION_CATEGORIES)
 QA = ("binary_acc", "mba")
 
 # The QA tasks' metric list: their keys (the tasks module's process_results) and their YAML entries.
 BY_SOURCE = PerCategory(
-    QA, METRIC_SOURCES, "per source dataset (the `dataset` / `source_dataset` field); MBA groups by video", "category"
+    QA, SOURCES, "per source dataset (the `dataset` / `source_dataset` field); MBA groups by video", "category"
 )
 # A key of one category receives whole videos (so that a --limit-cut video is left out, as everywhere else), and
 # only the category's questions are its units.
 BY_CATEGORY = PerCategory(
     QA,
-    METRIC_CATEGORIES,
+    CAPTION_CATEGORIES,
     "per category (short QA only; the long QA has none): MBA of a video's questions of that category",
     "category",
     within="category",

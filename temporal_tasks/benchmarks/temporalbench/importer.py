@@ -12,9 +12,8 @@ the folder's part: ``short_qa`` -> ``temporalbench_short_mba``, ``long_qa`` -> `
 
 from __future__ import annotations
 
-from temporal_tasks.answers.official_rules import first_response
-from temporal_tasks.api.contracts import Answer, FileImport, ImportContext, SourceFile
-from temporal_tasks.base.errors import DataError
+from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.harness.kit import DataError, first_response
 
 from . import NAME
 

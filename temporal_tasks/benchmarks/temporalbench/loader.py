@@ -17,22 +17,25 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from temporal_tasks.answers.parsing import line_options, option
-from temporal_tasks.api.spec import slug
-from temporal_tasks.base.files import atomic_write
-from temporal_tasks.base.log import logger, warn_once
-from temporal_tasks.data.sources import (
+from temporal_tasks.api import slug
+from temporal_tasks.benchmarks.temporalbench import CAPTION_CATEGORIES, SOURCES
+from temporal_tasks.harness.kit import (
     BenchmarkData,
     DataError,
+    atomic_write,
     benchmark_data,
     cache_dir,
     check_files_exist,
     check_unique,
     content_dirs,
     extract_zip,
+    line_options,
+    logger,
     media_needed,
+    option,
     read_json,
     require_fields,
+    warn_once,
 )
 
 NAME = "temporalbench"
@@ -45,13 +48,6 @@ FILES = {
 }
 FIELDS = ("idx", "video_name", "question", "GT")
 SOURCE_KEYS = ("dataset", "source_dataset")  # the official scorer reads "dataset"; the README shows the other
-
-# Source datasets (``dataset`` values) and categories of the official data, in the official print order.
-SOURCES = ("ActivityNet", "Charades", "COIN", "EgoExo4D", "Movie_Description", "Oops", "FineGym")
-CATEGORIES = (
-    "Action Order", "Action Frequency", "Action Type", "Motion Magnitude",
-    "Motion Direction/Orientation", "Action Effector", "Event Order", "Others",
-)  # fmt: skip
 
 # --------------------------------------------------------------------------- archives
 
@@ -168,6 +164,7 @@ def source_of(row: dict) -> str:
 
 
 def _check_keys(names: set[str], known: Sequence[str], what: str, path: Path) -> None:
+    # the data spell them as the official files do ("Action Order"); the spec as metric keys do (their slugs)
     unknown = sorted(n for n in names if slug(n) not in {slug(k) for k in known})
     if unknown:
         warn_once(f"{path}: {what} {unknown} are not in the official data; no per-{what} metric key reports them.")
@@ -192,7 +189,7 @@ def load_qa(part: str, data: BenchmarkData | None = None) -> list[dict]:
             raise DataError(f"{path}: the questions of {video!r} name source(s) {sorted(sources)}; expected one.")
     _check_keys({source_of(r) for r in rows}, SOURCES, "source", path)
     categories = {str(r.get("category") or "") for r in rows} - {""}
-    _check_keys(categories, CATEGORIES, "category", path)
+    _check_keys(categories, CAPTION_CATEGORIES, "category", path)
 
     dirs = video_dirs(data, part)
     videos = {v: _resolve_video(dirs, v) for v in by_video}

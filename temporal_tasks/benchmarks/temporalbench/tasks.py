@@ -19,15 +19,18 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from temporal_tasks.answers.parsing import truncated_thinking
-from temporal_tasks.base.log import warn_once
 from temporal_tasks.benchmarks.temporalbench import QA_LIST
 from temporal_tasks.benchmarks.temporalbench.loader import NAME, load_caption_docs, load_qa
-from temporal_tasks.data.sources import (
+from temporal_tasks.harness.kit import (
     DataError,
+    answers,
+    docs_dataset,
+    first_answer,
+    make_payload,
+    results_for,
+    truncated_thinking,
+    warn_once,
 )
-from temporal_tasks.harness.task_docs import docs_dataset
-from temporal_tasks.scoring.payloads import answers, first_answer, make_payload, results_for
 
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
 ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"
@@ -74,12 +77,6 @@ def overall_mean(metrics: list[float], sizes: list[int], weight_by_size: bool = 
     if not values or any(math.isnan(v) for v in values):
         return math.nan
     return sum(values) / len(values)
-
-
-def random_mba(docs: list[dict]) -> float:
-    """Chance MBA of the loaded docs: mean over videos of 2^-size (paper: 9.5 short and long)."""
-    sizes = {d["group_id"]: int(d["group_size"]) for d in docs}
-    return 100.0 * sum(0.5**s for s in sizes.values()) / len(sizes) if sizes else math.nan
 
 
 # --------------------------------------------------------------------------- captioning

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from temporal_tasks.benchmarks.timeblind.fixture import GOLD, INSTANCES
-from temporal_tasks.data.fixtures.full import clips
+from temporal_tasks.harness.kit import clips
 
 INSTANCES_FULL = 600  # the first half yes/no, the second multiple choice (as in the release)
 

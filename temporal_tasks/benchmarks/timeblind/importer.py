@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from temporal_tasks.api.contracts import Answer, FileImport, ImportContext, SourceFile
-from temporal_tasks.base.errors import DataError
+from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.harness.kit import DataError
 
 from . import NAME
 from .tasks import SUFFIX

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from temporal_tasks.answers.parsing import Parser, make_robust_letter, register_parser, robust_yes_no
+from temporal_tasks.harness.kit import Parser, make_robust_letter, register_parser, robust_yes_no
 
 # TimeBlind `extract_answer` (official utils.py): NFKC, collapsed whitespace, first match wins.
 _TB_YN = [

@@ -18,24 +18,29 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.answers.parsing import YES_NO_OPTIONS, get_parser, option
-from temporal_tasks.base.log import warn_once
-from temporal_tasks.benchmarks.timeblind import METRIC_LIST, ROLES
+from temporal_tasks.api import slug
+from temporal_tasks.benchmarks.timeblind import METRIC_LIST, ROLES, TAGS
 from temporal_tasks.benchmarks.timeblind.parsers import MC, YES_NO
-from temporal_tasks.data.sources import (
+from temporal_tasks.harness.kit import (
+    YES_NO_OPTIONS,
     BenchmarkData,
     DataError,
+    answers,
     benchmark_data,
     cache_dir,
     check_files_exist,
     check_unique,
+    docs_dataset,
     fetch_json_once,
+    get_parser,
+    make_payload,
+    option,
     read_json,
     read_jsonl,
     require_fields,
+    results_for,
+    warn_once,
 )
-from temporal_tasks.harness.task_docs import docs_dataset
-from temporal_tasks.scoring.payloads import answers, make_payload, results_for
 
 NAME = "timeblind"
 GOLD = {"yes_no": ("yes", "no", "no", "yes"), "multiple_choice": ("A", "B", "B", "A")}
@@ -47,13 +52,6 @@ NEEDS = ("data.jsonl", "tags.json", "videos/*")  # what an online run downloads 
 ENV_TAGS = "TEMPORAL_TASKS_TIMEBLIND_TAGS"
 # tags.json is in the official GitHub repo, not on the Hub (specs/hub_layouts.md); HEAD = its default branch.
 TAGS_URL = "https://raw.githubusercontent.com/Baiqi-Li/TimeBlind/HEAD/tags.json"
-
-# 11 fine-grained and 3 coarse tags of the official tags.json (metric keys use their slugs).
-KNOWN_TAGS = (
-    "Fine-Grained_Actions", "State_Transition", "Speed", "Force", "Magnitude", "Direction", "Duration",
-    "Repetition", "Temporal_Relation", "Causal_Contingency", "Cross-Event_Comparison",
-    "Event", "Event_Attribute", "Structural Event Logic",
-)  # fmt: skip
 
 _INLINE_OPTIONS = re.compile(r"\bOption\s*A\s*[:：]\s*(?P<a>.*?)\s*\bOption\s*B\s*[:：]\s*(?P<b>.*?)\s*$", re.S)
 
@@ -112,7 +110,7 @@ def _tags_by_row(path: Path, n_rows: int) -> dict[int, list[str]]:
     if not isinstance(raw, dict):
         raise DataError(f"{path}: expected an object {{tag: [row indices]}}, got {type(raw).__name__}.")
     by_row: dict[int, list[str]] = defaultdict(list)
-    unknown = sorted(set(raw) - set(KNOWN_TAGS))
+    unknown = sorted(tag for tag in raw if slug(tag) not in TAGS)  # the spec's tags, as metric keys spell them
     if unknown:
         warn_once(f"{path}: tags {unknown} are not official TimeBlind tags; no metric key is reported for them.")
     for tag, rows in raw.items():

@@ -5,10 +5,11 @@ The spec below is all the rest of the package knows about VELOCITI, its metrics 
 :mod:`.check`, the official-format export in :mod:`.export`.
 """
 
-from temporal_tasks.api.spec import Benchmark, Difference, InvalidPolicy, Metric, MetricList, PerCategory, Strata
+from temporal_tasks.api import Benchmark, Difference, InvalidPolicy, Metric, MetricList, PerCategory, Strata
 
 NAME = "velociti"
-# The 8 tests, in the paper's order.
+# The 8 tests (its categories, declared here only), in the paper's order: the control test, then the 7 of the paper's
+# average.
 TESTS = ("control", "agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
 
 CONTROL = "control"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from temporal_tasks.api.contracts import Part
+from temporal_tasks.api import Part
 from temporal_tasks.benchmarks.velociti import loader as velociti
-from temporal_tasks.data.sources import BenchmarkData
+from temporal_tasks.harness.kit import BenchmarkData
 
 
 def parts(data: BenchmarkData, k: int) -> list[Part]:
@@ -13,7 +13,7 @@ def parts(data: BenchmarkData, k: int) -> list[Part]:
     rows = part.load(lambda: velociti.load_rows(data))
     if rows is not None:
         part.count("rows", len(rows))
-        per_test = {t: sum(1 for r in rows if r["in_subset"] and r["test_name"] == t) for t in velociti.ALL_TESTS}
+        per_test = {t: sum(1 for r in rows if r["in_subset"] and r["test_name"] == t) for t in velociti.TESTS}
         part.count("subset rows per test", min(per_test.values()))
         if len(set(per_test.values())) > 1:
             part.warnings.append(f"the subset rows differ between tests: {per_test}")

@@ -7,10 +7,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.base.errors import DataError
 from temporal_tasks.benchmarks.velociti.loader import _event, read_annotations
 from temporal_tasks.benchmarks.velociti.parsers import official_mc, official_yes_no
-from temporal_tasks.data.sources import ENV_DATA_DIR, benchmark_data
+from temporal_tasks.harness.kit import ENV_DATA_DIR, DataError, benchmark_data
 
 from . import NAME
 

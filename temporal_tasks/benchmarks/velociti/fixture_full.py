@@ -5,8 +5,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from temporal_tasks.benchmarks.velociti.loader import ALL_TESTS
-from temporal_tasks.data.fixtures.full import clips, write_zip
+from temporal_tasks.benchmarks.velociti import TESTS
+from temporal_tasks.harness.kit import clips, write_zip
 
 PER_TEST, SUBSET, VIDEOS = 1099, 150, 700  # 8 tests x 1,099 = 8,792 rows
 
@@ -23,8 +23,8 @@ def write(root: Path) -> Path:
     write_zip(out / "velociti_videos.zip", ((f"velociti_videos/{v}.mp4", blobs[n % 4]) for n, v in enumerate(ids)))
     records = []
     for k in range(PER_TEST):
-        for t, test in enumerate(ALL_TESTS):  # interleaved: rows of one test are not contiguous
-            n = k * len(ALL_TESTS) + t
+        for t, test in enumerate(TESTS):  # interleaved: rows of one test are not contiguous
+            n = k * len(TESTS) + t
             event = f"(Ev{1 + n % 5}, Ev{2 + n % 4})" if test in ("coref", "chrono") else f"Ev{1 + n % 5}"
             records.append({"video_id": ids[n % len(ids)], "test_name": test, "event": event,
                             "pos": f"row {n}: a red square moves right.", "neg": f"row {n}: a red square moves left.",

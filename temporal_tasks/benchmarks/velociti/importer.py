@@ -23,9 +23,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from temporal_tasks.answers.official_rules import finite_or_none
-from temporal_tasks.api.contracts import Answer, FileImport, ImportContext, SourceFile
-from temporal_tasks.base.errors import DataError
+from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.harness.kit import DataError, finite_or_none
 
 from . import NAME
 

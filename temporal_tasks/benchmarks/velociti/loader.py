@@ -14,13 +14,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from temporal_tasks.answers.parsing import (
-    YES_NO_OPTIONS,
-    option,
-)
-from temporal_tasks.base.log import logger, warn_once
+from temporal_tasks.benchmarks.velociti import NAME, TESTS
 from temporal_tasks.benchmarks.velociti.parsers import MC, YES_NO
-from temporal_tasks.data.sources import (
+from temporal_tasks.harness.kit import (
+    YES_NO_OPTIONS,
     BenchmarkData,
     DataError,
     benchmark_data,
@@ -28,14 +25,12 @@ from temporal_tasks.data.sources import (
     check_unique,
     content_dirs,
     find_in,
+    logger,
+    option,
+    warn_once,
 )
 
-NAME = "velociti"
 FIELDS = ("video_id", "test_name", "event", "pos", "neg", "in_subset")
-CONTROL = "control"
-# The 7 tests of the paper's average, in the paper's column order, then the control test.
-TESTS = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
-ALL_TESTS = (CONTROL, *TESTS)
 V1_TESTS = ("agent_iden", "action_mod", "sequence", "ivat")
 VIDEO_ZIP = "velociti_videos.zip"
 VIDEO_DIR = "velociti_videos"
@@ -162,7 +157,7 @@ def load_rows(data: BenchmarkData | None = None) -> list[dict]:
     for i, r in enumerate(raw):
         at = f"{where} row {i}"
         test = r["test_name"]
-        if test not in ALL_TESTS:
+        if test not in TESTS:
             unknown[str(test)] += 1
             continue
         video_id = _text(r["video_id"], "video_id", at).strip()
@@ -181,7 +176,7 @@ def load_rows(data: BenchmarkData | None = None) -> list[dict]:
         v1 = sorted(set(unknown) & set(V1_TESTS))
         hint = " These are test names of the older VELOCITI v1, not the CVPR version." if v1 else ""
         raise DataError(
-            f"{where}: unknown test_name value(s) {dict(unknown)}; expected {list(ALL_TESTS)}.{hint} "
+            f"{where}: unknown test_name value(s) {dict(unknown)}; expected {list(TESTS)}.{hint} "
             "Fix: use the current table of katha-ai-iiith/VELOCITI."
         )
     dirs = content_dirs(data, [VIDEO_ZIP])
@@ -201,9 +196,9 @@ def load_rows(data: BenchmarkData | None = None) -> list[dict]:
     subset = Counter(r["test_name"] for r in rows if r["in_subset"])
     logger.info(
         f"{NAME}: {len(rows)} rows from {where}; per test (full/subset): "
-        + ", ".join(f"{t} {counts.get(t, 0)}/{subset.get(t, 0)}" for t in ALL_TESTS)
+        + ", ".join(f"{t} {counts.get(t, 0)}/{subset.get(t, 0)}" for t in TESTS)
     )
-    missing = [t for t in ALL_TESTS if not counts.get(t)]
+    missing = [t for t in TESTS if not counts.get(t)]
     if missing:
         warn_once(f"{NAME}: {where} has no rows for test(s) {missing}; their metrics are NaN.")
     return rows

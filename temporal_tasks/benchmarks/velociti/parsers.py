@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from temporal_tasks.answers.parsing import Parser, make_robust_letter, register_parser, robust_yes_no
+from temporal_tasks.harness.kit import Parser, make_robust_letter, register_parser, robust_yes_no
 
 
 def official_yes_no(text: str) -> str | None:

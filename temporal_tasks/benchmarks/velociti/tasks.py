@@ -22,12 +22,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from temporal_tasks.base.log import warn_once
 from temporal_tasks.benchmarks.velociti import MC_LIST, PROB_LIST, STRICT_LIST
 from temporal_tasks.benchmarks.velociti.loader import NAME, load_docs
-from temporal_tasks.compat import loss_value
-from temporal_tasks.harness.task_docs import docs_dataset
-from temporal_tasks.scoring.payloads import answers, make_payload, question_fields, results_for
+from temporal_tasks.harness.kit import (
+    answers,
+    docs_dataset,
+    loss_value,
+    make_payload,
+    question_fields,
+    results_for,
+    warn_once,
+)
 
 
 def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from temporal_tasks.api.contracts import Part
+from temporal_tasks.api import Part
 from temporal_tasks.benchmarks.vinoground import tasks as vg
-from temporal_tasks.data.sources import BenchmarkData
+from temporal_tasks.harness.kit import BenchmarkData
 
 
 def parts(data: BenchmarkData, k: int) -> list[Part]:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from temporal_tasks.answers.official_rules import official_response
-from temporal_tasks.base.errors import DataError
-from temporal_tasks.base.files import write_jsonl
+from temporal_tasks.harness.kit import DataError, official_response, write_jsonl
 
 _ID = re.compile(r"^(?P<pair>\d+)_(?P<side>pos|neg)_(?P<kind>text|video)$")
 

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from temporal_tasks.benchmarks.vinoground.fixture import TEXT_Q, VIDEO_Q
-from temporal_tasks.data.fixtures.full import clips, write_zip
+from temporal_tasks.harness.kit import clips, write_zip
 
 SEED = 12
 PAIRS = 500

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import re
 
-from temporal_tasks.answers.official_rules import first_response
-from temporal_tasks.api.contracts import Answer, FileImport, ImportContext, SourceFile
-from temporal_tasks.base.errors import DataError
+from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.harness.kit import DataError, first_response
 
 from . import NAME
 

@@ -19,44 +19,38 @@ from __future__ import annotations
 
 import csv
 import re
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tqdm import tqdm
-
-from temporal_tasks.answers.parsing import line_options, option
-from temporal_tasks.api.spec import MetricList
-from temporal_tasks.base.log import logger, warn_once
-from temporal_tasks.base.run_state import STATE
-from temporal_tasks.benchmarks.vinoground import METRIC_LISTS
-from temporal_tasks.compat.run_context import rank_share
-from temporal_tasks.data.sources import (
+from temporal_tasks.api import MetricList
+from temporal_tasks.benchmarks.vinoground import CATEGORIES, MAJOR, METRIC_LISTS, NAME
+from temporal_tasks.harness.kit import (
     BenchmarkData,
+    BuildAhead,
     DataError,
+    FileBuild,
+    announce_frames,
+    answers,
     benchmark_data,
+    build_paired_videos,
     check_files_exist,
     check_unique,
     content_dirs,
+    docs_dataset,
     find_in,
-    read_json,
-    require_fields,
-)
-from temporal_tasks.harness.task_docs import builds_allowed, docs_dataset
-from temporal_tasks.scoring.payloads import answers, make_payload, results_for
-from temporal_tasks.video import (
-    AHEAD,
-    AT_FIRST_REQUEST,
-    NOT_AHEAD,
-    BackgroundBuilds,
-    build_paired_videos,
-    build_workers,
+    line_options,
+    logger,
+    make_payload,
     num_frames_in_force,
+    option,
+    paired_build,
+    read_json,
     request_num_frames,
-    when_to_build,
+    require_fields,
+    results_for,
+    warn_once,
 )
 
-NAME = "vinoground"
 PARSER = "first_char_ab"  # official get_score_all.py: first character of the answer, any case
 CSV_NAME = "vinoground.csv"
 TEXT_JSON = "vinoground_textscore.json"
@@ -67,9 +61,6 @@ CLIPS_DIR = "vinoground_videos"
 CONCAT_DIR = "vinoground_videos_concated"
 CSV_FIELDS = ("index", "major", "minor", "pos_cap", "neg_cap")
 JSON_FIELDS = ("idx", "video_name", "question", "GT")
-MAJOR = ("action", "object", "viewpoint")
-MINOR = ("interaction", "cyclical", "spatial", "contextual")
-CATEGORIES = (*MAJOR, *MINOR)
 SIDES = ("pos", "neg")
 
 # variant -> (question kinds, its task's metric list in the spec: the keys process_results returns)
@@ -337,43 +328,25 @@ def load_docs(data: BenchmarkData | None = None, variant: str = "group", log_fra
     return docs
 
 
-def _request_key(doc: dict) -> tuple[str, str]:
-    return doc["variant"], doc["question_id"]
+# --------------------------------------------------------------------------- visuals
+
+BUILT_VARIANTS = ("group", "video")  # their video-score questions see a paired video we build
 
 
-def start_background_builds(docs: list[dict], num_frames: int | None = None) -> int:
-    """Start building this rank's missing paired videos in the background, in request order.
+def paired_file(doc: dict, n: int) -> FileBuild | None:
+    """The paired video a question needs at N = ``n`` frames; None for a single clip or an official file."""
+    return paired_build(*doc["videos"], n) if doc["paired"] else None
 
-    The rank's share follows lmms-eval's sharding (rank, world size, ``--limit``/``--offset`` of the
-    run, see :mod:`temporal_tasks.compat.run_context`); none with ``--limit 0``. ``num_frames`` overrides the
-    docs' N. Returns the number of distinct paired videos planned.
-    """
-    share = rank_share(docs)
-    _progress().expect(sum(d["paired"] for d in share))
-    n = next((int(num_frames or d["num_frames"]) for d in share if d["paired"]), 0)
-    if not n:
-        return 0
-    requests = [(_request_key(d), d["prompt"], tuple(d["videos"]) if d["paired"] else None) for d in share]
-    builds = _builds()
-    planned = builds.plan(requests, n)
-    logger.info(
-        f"vinoground: {planned} paired videos of this rank are checked and built in the background "
-        f"({builds.workers or build_workers()} threads); a question waits only for its own video"
-    )
-    return planned
+
+# The paired videos, built ahead of the requests (scope: the variant; a progress bar while questions wait).
+PAIRED = BuildAhead(NAME, "paired video", paired_file, label=NAME, progress="vinoground: paired videos")
 
 
 def _process_docs(variant: str) -> Callable:
     def load() -> list[dict]:
-        if not builds_allowed():  # docs_only(): the docs, no builds
-            return load_docs(variant=variant, log_frames=False)
-        when = when_to_build(NAME, "paired video") if variant in ("group", "video") else NOT_AHEAD
-        docs = load_docs(variant=variant, log_frames=when != AT_FIRST_REQUEST)
-        if when == AHEAD:
-            start_background_builds(docs)
-        elif when == AT_FIRST_REQUEST and any(d["paired"] for d in docs):
-            # Tasks built before `evaluate(lm, task_dict)`: the model, hence N, is known at the first request.
-            STATE.deferred[(NAME, variant)] = docs
+        when = PAIRED.decide(variant) if variant in BUILT_VARIANTS else None
+        docs = load_docs(variant=variant, log_frames=announce_frames(when))
+        PAIRED.plan(variant, docs, next((d["num_frames"] for d in docs if d["paired"]), 0), when)
         return docs
 
     def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder split
@@ -391,65 +364,17 @@ process_docs_video = _process_docs("video")
 process_docs_text_blind = _process_docs("text_blind")
 
 
-# --------------------------------------------------------------------------- visuals
-
-
-class _BuildProgress:
-    """A progress bar over one rank's paired videos, shown once questions wait for builds and many remain."""
-
-    def __init__(self) -> None:
-        self.expected = 0
-        self.done = 0
-        self.bar = None
-        self.lock = threading.Lock()
-
-    def expect(self, total: int) -> None:
-        """``total`` paired-video questions for this rank (its share, already divided between ranks)."""
-        with self.lock:
-            self.expected, self.done = total, 0
-            if self.bar is not None:
-                self.bar.close()
-                self.bar = None
-
-    def tick(self, built: bool) -> None:
-        with self.lock:
-            self.done += 1
-            if built and self.bar is None and self.expected - self.done >= 8:
-                self.bar = tqdm(total=self.expected, initial=self.done - 1, desc="vinoground: paired videos")
-            if self.bar is not None:
-                self.bar.update(1)
-                if self.done >= self.expected:
-                    self.bar.close()
-                    self.bar = None
-
-
-def _builds() -> BackgroundBuilds:
-    """This evaluation's background builder of paired videos."""
-    return STATE.builder(NAME, lambda: BackgroundBuilds(NAME))
-
-
-def _progress() -> _BuildProgress:
-    """This evaluation's progress bar over the paired videos."""
-    return STATE.builder(f"{NAME}:progress", _BuildProgress)
-
-
 def doc_to_visual(doc: dict) -> list[str]:
     """The question's video: a single clip, the official file, or the paired video.
 
-    A paired video is usually built already by the background builds (:func:`start_background_builds`);
-    otherwise this waits for it, or builds it right away if nobody has started it.
+    A paired video is usually built already in the background (:data:`PAIRED`); otherwise this waits for it, or
+    builds it right away if nobody has started it.
     """
     if doc.get("paired"):
-        first, second = doc["videos"]
         n = request_num_frames(NAME, int(doc["num_frames"]))
-        deferred = STATE.deferred.pop((NAME, doc.get("variant", "")), None)
-        if deferred is not None:
-            start_background_builds(deferred, n)
-        path, waited = _builds().get(_request_key(doc), first, second, n)
-        _progress().tick(waited)
-        return [str(path)]
+        return [str(PAIRED.visual(doc.get("variant", ""), doc, n))]
     if "variant" in doc and "question_id" in doc:
-        _builds().observe(_request_key(doc))  # where the model is in its order, for the background builds
+        PAIRED.observe(doc["variant"], doc)  # where the model is in its order, for the background builds
     return list(doc["videos"])
 
 

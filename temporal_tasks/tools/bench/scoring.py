@@ -16,7 +16,8 @@ import numpy as np
 
 from temporal_tasks.answers.parsing import option
 from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
-from temporal_tasks.benchmarks.temporalbench.loader import CATEGORIES, PARSER, SOURCES
+from temporal_tasks.benchmarks.temporalbench.fixture_full import OFFICIAL_CATEGORIES, OFFICIAL_SOURCES
+from temporal_tasks.benchmarks.temporalbench.loader import PARSER
 from temporal_tasks.benchmarks.timeblind import METRIC_LIST, ROLES
 from temporal_tasks.scoring.metrics import reset_tables
 from temporal_tasks.scoring.payloads import results_for
@@ -91,9 +92,9 @@ def short_docs(videos: int = SHORT_VIDEOS, questions: int = SHORT_QUESTIONS) -> 
     docs = []
     for v in range(videos):
         size = base + (v < extra)
-        source = SOURCES[v % len(SOURCES)]
+        source = OFFICIAL_SOURCES[v % len(OFFICIAL_SOURCES)]
         name = f"short_video/{source}/clip{v:05d}.mp4"
-        cats = [CATEGORIES[(v + k) % len(CATEGORIES)] for k in range(size)]
+        cats = [OFFICIAL_CATEGORIES[(v + k) % len(OFFICIAL_CATEGORIES)] for k in range(size)]
         for k in range(size):
             docs.append({
                 "question_id": f"{name}_{k}", "group_id": name, "role": f"{name}_{k}", "group_size": size,
