@@ -74,14 +74,14 @@ def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Pa
     not across benchmarks.
     """
     from temporal_tasks.api.registry import get
-    from temporal_tasks.tools.samples import task_docs
+    from temporal_tasks.tools.samples import docs_of_task
 
     with open(path, "w", encoding="utf-8") as fh:
         for bench in benchmarks:
             tasks = get(bench).demo_tasks
             docs: dict[str, dict] = {}
             for task in tasks:
-                for doc in task_docs(task):
+                for doc in docs_of_task(task):
                     docs.setdefault(doc["question_id"], doc)
             lines = demo_responses(list(docs.values()), seed=seed)
             for task in tasks:

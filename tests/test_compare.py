@@ -130,10 +130,10 @@ def test_group_outcomes_give_every_metric(task, mode, offline_env, monkeypatch):
 
     from temporal_tasks.harness.task_configs import resolve_function, task_config
     from temporal_tasks.tools.compare import comparable_metrics
-    from temporal_tasks.tools.samples import task_docs
+    from temporal_tasks.tools.samples import docs_of_task
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
-    docs = task_docs(task)
+    docs = docs_of_task(task)
     process_results = resolve_function(task_config(task)["process_results"])
     rng = random.Random(7)
     items: dict[str, list] = {}

@@ -343,7 +343,7 @@ def round_trip(tmp_path_factory, lmms_launch):
 
 
 def _build_round_trip(work: Path, launch) -> dict:
-    from temporal_tasks.tools.samples import task_docs
+    from temporal_tasks.tools.samples import docs_of_task
 
     root = work / "data"
     from temporal_tasks.data.fixtures import write_fixtures
@@ -358,7 +358,7 @@ def _build_round_trip(work: Path, launch) -> dict:
         rng = random.Random(31)
         rows = _timeblind_rows(root)
         outputs, careful, official = _thinking_answers(rows, rng)
-        docs = {t: task_docs(t) for t in ROUND_TRIP_TASKS if t != "timeblind_iacc"}
+        docs = {t: docs_of_task(t) for t in ROUND_TRIP_TASKS if t != "timeblind_iacc"}
         lines = [{"task": "timeblind_iacc", "question_id": str(i), "response": o or ""} for i, o in outputs.items()]
         lines += _answers(root, docs, rng)
         responses = work / "responses.jsonl"

@@ -18,7 +18,7 @@ import pytest
 from temporal_tasks.base import run_state
 from temporal_tasks.base.log import warn_once
 from temporal_tasks.base.run_state import STATE, reset
-from temporal_tasks.tools.samples import task_docs
+from temporal_tasks.tools.samples import docs_of_task
 from tests.conftest import write_responses
 
 TASKS = ["timeblind_iacc", "vinoground_group"]
@@ -44,7 +44,7 @@ def test_two_evaluations_in_one_process_equal_two_processes(
     (data_b / "timeblind" / "data.jsonl").write_text("\n".join(rows[:-4]) + "\n")  # one instance fewer
     answers = {}
     for task in TASKS:
-        answers.update(_answers(task_docs(task)))
+        answers.update(_answers(docs_of_task(task)))
     responses = write_responses(tmp_path / "responses.jsonl", answers)
     a = {"data_dir": str(fixture_root), "n": 8, "tasks": TASKS, "responses": str(responses)}
     b = {"data_dir": str(data_b), "n": 16, "tasks": TASKS, "responses": str(responses)}

@@ -107,7 +107,7 @@ def test_task_docs_come_from_the_task_configs_process_docs_without_builds(offlin
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.benchmarks.velociti import tasks as velociti
     from temporal_tasks.benchmarks.vinoground import tasks as vinoground
-    from temporal_tasks.tools.samples import task_docs
+    from temporal_tasks.tools.samples import docs_of_task
 
     expected = {
         "timeblind_iacc": lambda: timeblind.load_docs(),
@@ -118,7 +118,7 @@ def test_task_docs_come_from_the_task_configs_process_docs_without_builds(offlin
         "velociti_mc_subset": lambda: velociti.load_docs(kind="mc", subset=True),
     }
     for task, load in expected.items():
-        assert task_docs(task) == load(), task
+        assert docs_of_task(task) == load(), task
     assert not STATE.deferred  # the paired-video builds of a run were neither started nor deferred
     with pytest.raises(DataError, match="not one of our tasks"):
-        task_docs("no_such_task")
+        docs_of_task("no_such_task")

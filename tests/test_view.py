@@ -80,12 +80,12 @@ def _first_group_wrong(docs: list[dict]) -> dict[str, str]:
 def base_run(fixture_root, cache_root, tmp_path_factory, lmms_launch):
     """One real lmms-eval run of every benchmark's main tasks with the answers above, made once per session for all
     workers (tests only read it); returns (folder, docs)."""
-    from temporal_tasks.tools.samples import task_docs
+    from temporal_tasks.tools.samples import docs_of_task
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
         mp.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache_root))
-        docs = {task: task_docs(task) for task in TASKS}
+        docs = {task: docs_of_task(task) for task in TASKS}
     work = made_once(
         tmp_path_factory, "view_base", lambda folder: _run_base(folder, docs, fixture_root, cache_root, lmms_launch)
     )

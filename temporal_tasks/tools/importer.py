@@ -38,7 +38,7 @@ from temporal_tasks.api.registry import Benchmark, registered
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.base.files import write_jsonl
 from temporal_tasks.harness.task_configs import our_tasks
-from temporal_tasks.tools.samples import task_docs
+from temporal_tasks.tools.samples import docs_of_task
 
 __all__ = ["Context", "import_answers", "importers", "read_source", "score", "summary_lines"]
 
@@ -61,7 +61,7 @@ class Context:
     def docs(self, task: str) -> list[dict]:
         """The docs of ``task`` as its ``process_docs`` builds them (data from TEMPORAL_TASKS_DATA_DIR or the Hub)."""
         if task not in self._docs:
-            self._docs[task] = task_docs(task)
+            self._docs[task] = docs_of_task(task)
         return self._docs[task]
 
     def is_task(self, name: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.harness.provenance import data_record, from_results
 from temporal_tasks.harness.task_configs import resolve_function, task_config
-from temporal_tasks.harness.task_docs import task_docs as docs_of
+from temporal_tasks.harness.task_docs import task_docs
 from temporal_tasks.scoring.payloads import SAME_AS
 from temporal_tasks.tools.runs import read_samples
 
@@ -83,9 +83,9 @@ def run_provenance(samples: Path, task: str) -> dict | None:
     return from_results(data).get(task)
 
 
-def task_docs(task: str) -> list[dict]:
+def docs_of_task(task: str) -> list[dict]:
     """The docs of ``task`` as its ``process_docs`` builds them (no video built: :mod:`~.harness.task_docs`)."""
-    return docs_of(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"), task)
+    return task_docs(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"), task)
 
 
 def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | None) -> list[dict]:
@@ -94,7 +94,7 @@ def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | 
     The data must be those the run saw: the run's provenance fingerprints (when its results JSON is beside the
     samples) and each line's ``target`` and prompt must match; otherwise a ``DataError`` says what differs.
     """
-    docs = task_docs(task)
+    docs = docs_of_task(task)
     if provenance is not None:
         now, then = data_record(docs), provenance.get("data") or {}
         for field in ("annotations_sha256", "videos_sha256"):

@@ -9,7 +9,7 @@ from pathlib import Path
 from temporal_tasks.data.fixtures import write_fixtures
 from temporal_tasks.harness.doc_hooks import doc_to_target, doc_to_text
 from temporal_tasks.harness.task_configs import resolve_function, task_config
-from temporal_tasks.tools.samples import task_docs
+from temporal_tasks.tools.samples import docs_of_task
 
 SAMPLES_KB_LIMIT = 2.5  # KB per question of a samples file, empty answers; with long answers plus two copies
 SAMPLE_TASKS = (
@@ -28,7 +28,7 @@ def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
     """
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
-    docs = task_docs(task)
+    docs = docs_of_task(task)
     process_results = resolve_function(task_config(task)["process_results"])
     gen = {"max_new_tokens": 32, "do_sample": False, "temperature": 0, "until": ["\n\n"]}
     samples = []

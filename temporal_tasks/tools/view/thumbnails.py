@@ -17,7 +17,7 @@ import numpy as np
 
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.harness.provenance import data_record
-from temporal_tasks.tools.samples import task_docs
+from temporal_tasks.tools.samples import docs_of_task
 from temporal_tasks.video.frames import read_frames
 
 THUMB_HEIGHT = 64
@@ -37,7 +37,7 @@ def jpeg_uri(frame: np.ndarray, height: int = THUMB_HEIGHT) -> str:
 
 def _docs(task: str, provenance: list[dict | None]) -> dict[str, dict]:
     try:
-        docs = task_docs(task)
+        docs = docs_of_task(task)
     except DataError as exc:
         raise DataError(f"--frames needs the videos of {task}: {exc}") from None
     now = data_record(docs)
