@@ -2,7 +2,7 @@
 
 Shared code (data, check-data, report, summary, export, shortcuts, fixtures, the lm-eval controls,
 rescore) never names a benchmark: it iterates over the registered specs
-(:func:`temporal_tasks.benchmarks.registered`). A spec is plain data plus *hooks*: ``"module:function"``
+(:func:`temporal_tasks.api.registry.registered`). A spec is plain data plus *hooks*: ``"module:function"``
 references resolved on first use, so reading a spec imports nothing heavy (the import hook reads them
 at every lmms-eval start). A hook reference starting with ``.`` is relative to the spec's ``package``.
 """

@@ -2,7 +2,7 @@
 
 A line of a full run holds the question's payload once, under its primary metric key (without the raw
 answer), and ``{"same_as": <primary key>}`` under every other metric key it fed (see
-:func:`temporal_tasks.payloads.share`); the answer is lmms-eval's own ``filtered_resps``. Older files with
+:func:`temporal_tasks.scoring.payloads.share`); the answer is lmms-eval's own ``filtered_resps``. Older files with
 the whole payload (answer included) under every key read the same way.
 
 A line of a ``--predict_only`` run has no payload (its only metric is lmms-eval's ``bypass``):

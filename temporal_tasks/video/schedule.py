@@ -125,11 +125,11 @@ class BuildAhead:
         """``process_docs``: start this rank's builds now (``AHEAD``), or park ``docs`` until the first request
         (``AT_FIRST_REQUEST``: that request's N is used); otherwise nothing."""
         if when == AHEAD:
-            self.start(scope, docs, n)
+            self._start_share(scope, docs, n)
         elif when == AT_FIRST_REQUEST and docs:  # tasks built before `evaluate(lm, task_dict)`: N known at a request
             STATE.deferred[(self.owner, scope)] = docs
 
-    def start(self, scope: str, docs: list[dict], n: int) -> int:
+    def _start_share(self, scope: str, docs: list[dict], n: int) -> int:
         """Build this rank's share of ``docs``' files (N = ``n``) in the background, in request order.
 
         The share follows lmms-eval's sharding (:func:`temporal_tasks.compat.run_context.rank_share`); none with
@@ -156,7 +156,7 @@ class BuildAhead:
         The first request of a scope whose docs were parked starts their builds with this N."""
         deferred = STATE.deferred.pop((self.owner, scope), None)
         if deferred is not None:
-            self.start(scope, deferred, n)
+            self._start_share(scope, deferred, n)
         spec = self.file_for(doc, n)
         if spec is None:
             raise ValueError(f"{self.label or scope}: question {doc.get('question_id')!r} needs no file")

@@ -86,7 +86,7 @@ def benchmarks() -> tuple[BenchmarkLayout, ...]:
 
 
 def benchmark_of(task: str) -> BenchmarkLayout | None:
-    """The layout of the benchmark owning ``task`` (:func:`temporal_tasks.benchmarks.of_task`), or None."""
+    """The layout of the benchmark owning ``task`` (:func:`temporal_tasks.api.registry.of_task`), or None."""
     spec = of_task(task)
     return None if spec is None else _layouts()[spec.name]
 
