@@ -23,11 +23,11 @@ lives.
   :func:`write_zip`, :func:`even_sizes`; and :func:`write_jsonl`, :func:`atomic_write`, :func:`warn_once`,
   :data:`logger`.
 
-The YAML-facing hooks, named ``!function temporal_tasks.harness.kit.<hook>`` (the shared task template
-``tasks/_common_template_yaml`` names the first five; docs/adding-a-benchmark.md):
+The YAML-facing hooks, named ``!function temporal_tasks.harness.kit.<hook>`` (docs/adding-a-benchmark.md):
 
-- every task's :func:`doc_to_visual`, :func:`doc_to_text`, :func:`doc_to_target` and the filters :class:`AllAnswers`
-  (generated answers) and :class:`FirstOfRepeats` (log-likelihood tasks);
+- every task's :func:`doc_to_visual`, :func:`doc_to_text`, :func:`doc_to_target` and the filter :class:`AllAnswers`
+  (all four in the shared task template ``tasks/_common_template_yaml``), and :class:`FirstOfRepeats`, the filter of
+  a log-likelihood task;
 - the shortcut variants: :func:`blind_visual`, :func:`single_frame_visual`, :func:`shuffled_visual`, and
   :func:`process_docs_single_frame`, :func:`process_docs_shuffled` (the spec's ``shortcut_main`` docs).
 """
