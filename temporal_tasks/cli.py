@@ -34,7 +34,7 @@ def _cmd_tasks_dir(args: argparse.Namespace) -> int:
 def _cmd_fixtures(args: argparse.Namespace) -> int:
     from temporal_tasks.data.fixtures import write_fixtures
 
-    written = write_fixtures(args.out_dir, args.benchmark or None, full=args.full)
+    written = write_fixtures(args.out, args.benchmark or None, full=args.full)
     for name, path in written.items():
         print(f"{name}\t{path}")
     return 0
@@ -130,8 +130,8 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
     cfg = result["config"]
     print(f"rescored {cfg.get('run_note') or 'run ' + cfg['run']} (model: {cfg.get('model') or 'not recorded'})")
     print(format_table(result))
-    if args.output:
-        print(f"wrote {write_results(result, args.output)}")
+    if args.out:
+        print(f"wrote {write_results(result, args.out)}")
     return 0
 
 
@@ -194,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_tasks_dir)
 
     p = sub.add_parser("fixtures", help="write the synthetic benchmark copies in their official layouts")
-    p.add_argument("out_dir", help="folder to write into; use it as TEMPORAL_TASKS_DATA_DIR")
+    p.add_argument("--out", required=True, help="folder to write into; use it as TEMPORAL_TASKS_DATA_DIR")
     p.add_argument("--benchmark", action="append", help="only this benchmark (repeatable)")
     p.add_argument("--full", action="store_true", help="at the real sizes (tiny videos): a full-size rehearsal")
     p.set_defaults(func=_cmd_fixtures)
@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rescore", help="recompute every metric from lmms-eval --log_samples files, no model needed")
     p.add_argument("samples", nargs="+", help="*_samples_<task>.jsonl files or folders holding them")
-    p.add_argument("--output", help="folder for rescored_results.json (lmms-eval's results format)")
+    p.add_argument("--out", help="folder for rescored_results.json (lmms-eval's results format)")
     p.add_argument("--parser", choices=["robust", "official"], help="re-parse answers in this mode (default: as run)")
     p.add_argument("--run", help="which run, when the folders hold several: its stamp (e.g. 20261125_101010) or file")
     p.set_defaults(func=_cmd_rescore)

@@ -121,7 +121,8 @@ def test_online_checks_the_hf_cache_and_never_downloads(monkeypatch, capsys, fix
 
 
 def test_fixtures_full_through_the_cli(tmp_path):
-    cmd = [sys.executable, "-m", "temporal_tasks", "fixtures", str(tmp_path), "--full", "--benchmark", "timeblind"]
+    cmd = [sys.executable, "-m", "temporal_tasks", "fixtures", "--out", str(tmp_path), "--full"]
+    cmd += ["--benchmark", "timeblind"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert len((tmp_path / "timeblind" / "data.jsonl").read_text().splitlines()) == 2400

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -38,6 +39,10 @@ def test_paired_test_hand_case_and_strata():
     assert (vb, vn, diff) == (100.0, 50.0, -50.0)
     vb, vn, diff, *_ = paired_test(base[:12], np.array([[0, 1]] * 2 + [[1, 1]] * 10), strata[:2] + ["b"] * 10)
     assert diff == pytest.approx((0 + 100) / 2 - 100)
+
+
+def expected_diffs(rows: list) -> dict[tuple[str, str], float]:
+    return {(r.task, r.metric): r.diff for r in rows}
 
 
 def _answers(docs: list[dict], wrong: set[str]) -> dict[str, str]:
@@ -85,6 +90,25 @@ def test_compare_two_replay_runs(lmms_eval, fixture_root, tmp_path, monkeypatch,
 
     same, _ = compare_runs(runs[1], runs[1])
     assert all(r.diff == 0 and r.p_value == 1.0 for r in same)
+
+    # a folder holding both runs: its newest complete run (NEW's), named in the notes, or --run chooses
+    both = tmp_path / "both"
+    both.mkdir()
+    (results0,) = runs[0].rglob("*_results.json")
+    stamp0 = results0.name.removesuffix("_results.json")
+    for file in runs[0].rglob("*.json*"):
+        shutil.copy2(file, both / file.name.replace(stamp0, "20000101_000000"))
+    for file in runs[1].rglob("*.json*"):
+        shutil.copy2(file, both / file.name)
+    newest, notes = compare_runs(both, runs[1])
+    assert all(r.diff == 0 for r in newest) and "the newest complete run of 2" in notes[0]
+    chosen, notes = compare_runs(both, runs[1], runs=("20000101_000000", None))
+    assert expected_diffs(chosen) == expected_diffs(rows)
+    assert notes == [f"BASE: run {both}/20000101_000000 (chosen with --run)"]
+    assert cli.main(["compare", str(both), str(runs[1]), "--run", "20000101_000000", "--json"]) == 0
+    assert {(r["task"], r["metric"]): r["diff"] for r in json.loads(capsys.readouterr().out)} == expected_diffs(rows)
+    assert cli.main(["compare", str(both), str(runs[1]), "--run", "a", "--run", "b", "--run", "c"]) == 2
+    assert "give it at most twice" in capsys.readouterr().err
 
     # --json: one object per task and metric with the documented keys
     assert cli.main(["compare", str(runs[0]), str(runs[1]), "--json", "--out", str(tmp_path / "cmp")]) == 0

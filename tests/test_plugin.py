@@ -70,10 +70,10 @@ def test_cli_tasks_dir_and_fixtures(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == temporal_tasks.tasks_dir()
     assert cli.main(["tasks"]) == 0
     assert "timeblind_iacc" in capsys.readouterr().out.split()
-    assert cli.main(["fixtures", str(tmp_path), "--benchmark", "timeblind"]) == 0
+    assert cli.main(["fixtures", "--out", str(tmp_path), "--benchmark", "timeblind"]) == 0
     assert (tmp_path / "timeblind" / "data.jsonl").is_file()
     assert len(list((tmp_path / "timeblind" / "videos").glob("*.mp4"))) == 8
-    assert cli.main(["fixtures", str(tmp_path), "--benchmark", "nope"]) == 2
+    assert cli.main(["fixtures", "--out", str(tmp_path), "--benchmark", "nope"]) == 2
 
 
 def test_python_dash_m_is_the_same_command():

@@ -48,7 +48,7 @@ def test_rescore_reproduces_runs_and_export_matches_official(shared_lmms_eval, t
     assert {"pred", "pred_robust", "pred_official", "option_keys"} <= set(sample)
 
     # 3. the CLI writes lmms-eval's results format
-    assert cli.main(["rescore", str(robust_dir), "--output", str(tmp_path / "re")]) == 0
+    assert cli.main(["rescore", str(robust_dir), "--out", str(tmp_path / "re")]) == 0
     written = json.loads((tmp_path / "re" / "rescored_results.json").read_text())
     assert written["results"]["timeblind_iacc"]["instance_acc,none"] == robust.metrics("timeblind_iacc")["instance_acc"]
     assert "| timeblind_iacc | instance_acc |" in capsys.readouterr().out

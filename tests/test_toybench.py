@@ -76,7 +76,7 @@ def test_toy_benchmark_through_every_command(tmp_path):
     # the registry: listed, its fixture written by the generic command, its data checked
     listed = _cli("tasks", env=env)
     assert "toybench_pair" in listed and "toybench_pair_blind" in listed
-    _cli("fixtures", str(data), env=env)
+    _cli("fixtures", "--out", str(data), env=env)
     assert (data / "toybench" / "questions.jsonl").is_file()
     checked = _cli("check-data", "--benchmark", "toybench", env=env)
     assert "ToyBench: ok" in checked and "questions" in checked, checked
@@ -109,7 +109,7 @@ def test_toy_benchmark_through_every_command(tmp_path):
     assert "ToyBench" in report and "pair_acc" in report
 
     # rescore in the official reading, from the samples alone
-    _cli("rescore", str(out), "--parser", "official", "--output", str(tmp_path / "rescored"), env=env)
+    _cli("rescore", str(out), "--parser", "official", "--out", str(tmp_path / "rescored"), env=env)
     rescored = json.loads(next((tmp_path / "rescored").rglob("*.json")).read_text())["results"]["toybench_pair"]
     got = {k.split(",")[0]: v for k, v in rescored.items() if k.endswith(",none")}
     for key, value in OFFICIAL.items():

@@ -151,7 +151,7 @@ def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkDa
         if not root.is_dir():
             raise DataError(
                 f"{name}: {ENV_DATA_DIR}={env} but {root} does not exist. Fix: put a copy of the Hugging Face "
-                f"dataset repo {repo} there (same layout), e.g. `temporal-tasks fixtures {env}` for the "
+                f"dataset repo {repo} there (same layout), e.g. `temporal-tasks fixtures --out {env}` for the "
                 f"synthetic test copy, or unset {ENV_DATA_DIR} to download it."
             )
         data = BenchmarkData(name, root, offline=True)

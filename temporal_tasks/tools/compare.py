@@ -36,7 +36,7 @@ from temporal_tasks.harness.provenance import differences
 from temporal_tasks.harness.task_configs import resolve_function, task_config
 from temporal_tasks.scoring.aggregations import Aggregation
 from temporal_tasks.scoring.bootstrap import stratified_percent
-from temporal_tasks.tools.rescore import find_sample_files, parser_env, task_items
+from temporal_tasks.tools.rescore import parser_env, select_samples, task_items
 from temporal_tasks.tools.samples import scorable_lines
 
 ITERATIONS = 2000
@@ -123,11 +123,13 @@ def paired_test(
     return vb, vn, diff, low, high, min(1.0, p_value)
 
 
-def _run_files(path: str | Path) -> dict[str, Path]:
+def _run_files(path: str | Path, run: str | None = None) -> tuple[dict[str, Path], str]:
+    # One run of the folder (the newest complete one, or --run), and the note naming that choice (or "").
     try:
-        return find_sample_files([path])
+        files, _run, note = select_samples([path], run)
     except DataError as exc:
         raise DataError(f"{path}: {exc} compare needs each run's --log_samples files.") from None
+    return files, note
 
 
 def compare_runs(
@@ -138,9 +140,11 @@ def compare_runs(
     force: bool = False,
     iters: int = ITERATIONS,
     seed: int = SEED,
+    runs: tuple[str | None, str | None] = (None, None),
 ) -> tuple[list[Comparison], list[str]]:
-    """Compare every task both runs have; returns ``(rows, notes)`` (notes: what was forced or left out)."""
-    files_b, files_n = _run_files(base), _run_files(new)
+    """Compare every task both runs have; returns ``(rows, notes)`` (notes: which run of a folder was read, what
+    was forced or left out). ``runs``: the ``--run`` of BASE and of NEW (None: the folder's newest complete run)."""
+    (files_b, note_b), (files_n, note_n) = _run_files(base, runs[0]), _run_files(new, runs[1])
     shared = sorted(set(files_b) & set(files_n))
     if not shared:
         raise DataError(
@@ -149,6 +153,9 @@ def compare_runs(
         )
     rows: list[Comparison] = []
     notes: list[str] = []
+    for which, note in (("BASE", note_b), ("NEW", note_n)):
+        if note:
+            notes.append(f"{which}: {note}")
     for task in shared:
         lines_b, rec_b, _ = scorable_lines(task, files_b[task])
         lines_n, rec_n, _ = scorable_lines(task, files_n[task])
@@ -296,12 +303,21 @@ def add_compare_parser(subparsers: Any) -> Any:
     p.add_argument("--categories", action="store_true", help="also the per-category (per-test, per-source) keys")
     p.add_argument("--force", action="store_true", help="compare even if the runs' provenance differs")
     p.add_argument("--iterations", type=int, default=ITERATIONS, help=f"resamples (default {ITERATIONS})")
+    p.add_argument(
+        "--run", action="append",
+        help="which run, when a folder holds several: its stamp or file (give it once per run, in order: BASE, NEW)",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_compare)
     return p
 
 
 def _cmd_compare(args: Any) -> int:
-    rows, notes = compare_runs(args.base, args.new, categories=args.categories, force=args.force, iters=args.iterations)
+    wanted = list(args.run or []) + [None] * (2 - len(args.run or []))
+    if len(wanted) != 2:
+        raise DataError(f"--run given {len(wanted)} times; give it at most twice, once per run (BASE, NEW).")
+    rows, notes = compare_runs(
+        args.base, args.new, categories=args.categories, force=args.force, iters=args.iterations, runs=tuple(wanted)
+    )
     if args.json:
         print(as_json(rows))
     else:
