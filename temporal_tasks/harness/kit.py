@@ -12,20 +12,15 @@ documented where it lives.
   the robust rules :func:`robust_yes_no`, :func:`make_robust_letter`, :func:`option`, :func:`line_options`,
   :data:`YES_NO_OPTIONS`, and the official ones :func:`official_first_char`, :func:`official_response`,
   :func:`first_response`, :func:`finite_or_none`;
+- its settings: :mod:`settings <temporal_tasks.base.settings>` (``TEMPORAL_TASKS_*``: ``settings.strict()``, ...);
 - its synthetic copy (``fixture`` hooks): the clips :func:`moving`, :func:`resizing`, :func:`appearing`,
   :func:`write_video`, :func:`write_frames`; and :func:`write_jsonl`, :func:`atomic_write`, :func:`warn_once`.
 """
 
 from temporal_tasks.answers.official_rules import finite_or_none, first_response, official_first_char, official_response
-from temporal_tasks.answers.parsing import (
-    YES_NO_OPTIONS,
-    Parser,
-    line_options,
-    make_robust_letter,
-    option,
-    register_parser,
-    robust_yes_no,
-)
+from temporal_tasks.answers.options import YES_NO_OPTIONS, line_options, option
+from temporal_tasks.answers.parsing import Parser, make_robust_letter, register_parser, robust_yes_no
+from temporal_tasks.base import settings
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.base.files import atomic_write, write_jsonl
 from temporal_tasks.base.log import warn_once
@@ -49,5 +44,5 @@ __all__ = [
     "benchmark_data", "check_files_exist", "check_unique", "content_dirs", "docs_dataset", "find_in", "finite_or_none",
     "first_response", "line_options", "make_payload", "make_robust_letter", "moving", "official_first_char",
     "official_response", "option", "read_json", "read_jsonl", "register_parser", "require_fields", "resizing",
-    "results_for", "robust_yes_no", "warn_once", "write_frames", "write_jsonl", "write_video",
+    "results_for", "robust_yes_no", "settings", "warn_once", "write_frames", "write_jsonl", "write_video",
 ]  # fmt: skip

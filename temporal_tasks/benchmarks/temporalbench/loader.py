@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from temporal_tasks.answers.parsing import line_options, option
+from temporal_tasks.answers.options import line_options, option
 from temporal_tasks.api.spec import slug
 from temporal_tasks.base.files import atomic_write
 from temporal_tasks.base.log import logger, warn_once

@@ -14,10 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from temporal_tasks.answers.parsing import (
-    YES_NO_OPTIONS,
-    option,
-)
+from temporal_tasks.answers.options import YES_NO_OPTIONS, option
 from temporal_tasks.base.log import logger, warn_once
 from temporal_tasks.benchmarks.velociti.parsers import MC, YES_NO
 from temporal_tasks.data.sources import (

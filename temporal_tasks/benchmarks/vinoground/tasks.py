@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from temporal_tasks.answers.parsing import line_options, option
+from temporal_tasks.answers.options import line_options, option
 from temporal_tasks.api.spec import MetricList
 from temporal_tasks.base.log import logger, warn_once
 from temporal_tasks.base.run_state import STATE

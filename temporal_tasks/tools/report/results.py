@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.base.log import warn_once
-from temporal_tasks.harness.provenance import from_results
+from temporal_tasks.tools.provenance import from_results
 from temporal_tasks.tools.runs import runs_in_folders
 
 CI_SUFFIXES = ("_ci_low", "_ci_high")

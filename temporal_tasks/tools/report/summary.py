@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from temporal_tasks.harness.provenance import describe
 from temporal_tasks.scoring.metrics import complete_groups
+from temporal_tasks.tools.provenance import describe
 from temporal_tasks.tools.report.layout import benchmark_of, benchmarks, metric_label, ordered
 from temporal_tasks.tools.report.results import Run, Value, disambiguate, find_results, load_run
 from temporal_tasks.tools.report.tables import fmt_value, md_table

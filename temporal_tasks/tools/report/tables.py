@@ -6,7 +6,7 @@ import csv
 import math
 from pathlib import Path
 
-from temporal_tasks.harness.provenance import describe
+from temporal_tasks.tools.provenance import describe
 from temporal_tasks.tools.report.layout import SHORTCUT_LABELS
 from temporal_tasks.tools.report.references import Reference
 from temporal_tasks.tools.report.results import Run, Value, finite

@@ -13,9 +13,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from temporal_tasks.data.sources import DataError
-from temporal_tasks.harness.provenance import describe, differences
 from temporal_tasks.harness.task_configs import our_tasks
 from temporal_tasks.tools.compare import compare_runs
+from temporal_tasks.tools.provenance import describe, differences
 from temporal_tasks.tools.report.layout import benchmark_of, benchmarks, ordered
 from temporal_tasks.tools.report.results import Run as ResultsRun
 from temporal_tasks.tools.report.results import load_run
