@@ -1,9 +1,9 @@
 """The per-question payload: every aggregation, ``rescore`` and ``export`` works from it.
 
 :func:`make_payload` reads an answer (both readings, truncation, parser errors; the k readings of ``--repeats k``)
-and :func:`results_for` hands it to every metric key the question feeds (its metric list's :meth:`~temporal_tasks.
-benchmarks.spec.MetricList.keys`), lean in the samples file (the payload once per question, the other keys
-``{"same_as": <key>}``).
+and :func:`results_for` hands it to every metric key the question feeds (its metric list's
+:meth:`~temporal_tasks.api.spec.MetricList.keys`), lean in the samples file (the payload once per question, the
+other keys ``{"same_as": <key>}``).
 """
 
 from __future__ import annotations
