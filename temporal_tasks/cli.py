@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import subprocess
 import sys
@@ -66,8 +65,12 @@ def demo_responses(docs: list[dict], seed: int = 0, accuracy: float = 0.75) -> l
     return lines
 
 
-def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Path:
-    """A replay file of simulated answers for every question of ``benchmarks`` (offline data must be set).
+def write_demo_responses(
+    path: Path, benchmarks: list[str], seed: int = 0, data_dir: Path | None = None, cache_dir: Path | None = None
+) -> Path:
+    """A replay file of simulated answers for every question of ``benchmarks``, whose offline copies are under
+    ``data_dir`` (default: the settings' data folder, which must be set); archives are extracted into ``cache_dir``
+    (default: the settings' cache folder).
 
     One set of answers per benchmark, over the questions of all its ``demo_tasks`` (each question once),
     written for each of those tasks: lines name their task, as question ids are unique within a benchmark,
@@ -81,7 +84,7 @@ def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Pa
             tasks = get(bench).demo_tasks
             docs: dict[str, dict] = {}
             for task in tasks:
-                for doc in docs_of_task(task):
+                for doc in docs_of_task(task, data_dir, cache_dir):
                     docs.setdefault(doc["question_id"], doc)
             lines = demo_responses(list(docs.values()), seed=seed)
             for task in tasks:
@@ -91,23 +94,30 @@ def write_demo_responses(path: Path, benchmarks: list[str], seed: int = 0) -> Pa
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    from temporal_tasks.base import settings
     from temporal_tasks.data.fixtures import demo_tasks, write_fixtures
 
     work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="temporal-tasks-demo-"))
     data_dir = work / "data"
     print(f"[demo] writing the synthetic fixture suite to {data_dir}", flush=True)
     written = write_fixtures(data_dir)
-    os.environ["TEMPORAL_TASKS_DATA_DIR"] = str(data_dir)
-    os.environ.setdefault("TEMPORAL_TASKS_CACHE_DIR", str(work / "cache"))
+    cache_dir = settings.cache_dir(default=work / "cache")  # the environment's, else one beside the demo's data
     responses = work / "responses.jsonl"
-    write_demo_responses(responses, list(written), seed=args.seed)
+    write_demo_responses(responses, list(written), seed=args.seed, data_dir=data_dir, cache_dir=cache_dir)
     tasks = args.tasks or ",".join(demo_tasks())
     cmd = [
         sys.executable, "-m", "lmms_eval", "--model", "temporal_replay", "--model_args", f"responses={responses}",
         "--tasks", tasks, "--batch_size", "1", "--output_path", str(work / "results"), "--log_samples",
         "--verbosity", "DEBUG" if args.debug else "INFO",
     ]  # fmt: skip
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    env = settings.child_environment(
+        {
+            settings.ENV_DATA_DIR: str(data_dir),
+            settings.ENV_CACHE_DIR: str(cache_dir),
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+        }
+    )
     print(f"[demo] running: {' '.join(cmd)}", flush=True)
     proc = subprocess.run(cmd, env=env, capture_output=not args.debug, text=True)
     if proc.returncode != 0 or not list((work / "results").rglob("*_results.json")):

@@ -17,7 +17,7 @@ caption echoes, chain of thought, refusals, markdown and other languages' punctu
 
 from __future__ import annotations
 
-from temporal_tasks.answers.parsing import YES_NO_OPTIONS, option
+from temporal_tasks.answers.options import YES_NO_OPTIONS, option
 
 # --------------------------------------------------------------------------- option sets
 

@@ -12,7 +12,7 @@ import pytest
 from temporal_tasks.api.spec import STABILITY, Benchmark, Difference, Metric, MetricList, PerCategory, Strata
 from temporal_tasks.scoring import aggregations
 from temporal_tasks.scoring.aggregations import list_aggregations
-from temporal_tasks.scoring.metrics import outcomes, policy, reset_tables, score
+from temporal_tasks.scoring.metrics import ci, outcomes, policy, reset_tables, score
 from temporal_tasks.tools.compare import paired_test
 
 
@@ -38,16 +38,69 @@ def _toy(*lists: MetricList, roles=("pos", "neg")) -> Benchmark:
     return Benchmark(name="toy", title="Toy", package="toy", metric_lists=lists, roles=roles)
 
 
-def test_invalid_official_follows_the_parser_mode(monkeypatch):
+def _read_in(mode: str | None, items: list[dict] = ITEMS) -> list[dict]:
+    """``items`` as payloads read in parser mode ``mode`` (None: payloads that record no mode, as older files)."""
+    return [dict(p) if mode is None else {**p, "parser_mode": mode} for p in items]
+
+
+ROBUST_VALUE, OFFICIAL_VALUE = (100 / 3 + 50) / 2, (50 + 50) / 2  # official: a3 (unreadable) leaves t1
+
+
+@pytest.mark.parametrize("env", [None, "robust", "official"])
+def test_invalid_official_follows_the_payloads_reading_not_the_environment(monkeypatch, env):
     metric = Metric(PAIR, invalid_official="drop_group", strata=TESTS)
-    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
+    if env is None:
+        monkeypatch.delenv("TEMPORAL_TASKS_PARSER", raising=False)
+    else:
+        monkeypatch.setenv("TEMPORAL_TASKS_PARSER", env)
     reset_tables()
-    assert policy(metric) == "wrong"
-    assert score(ITEMS, metric, label="v", key="s").value == pytest.approx((100 / 3 + 50) / 2)
-    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
-    assert policy(metric) == "drop_group"
-    assert score(ITEMS, metric, label="v", key="s").value == pytest.approx((50 + 50) / 2)  # a3 leaves t1
-    assert policy(Metric(PAIR)) == "wrong"  # without an official variant: the same in both modes
+    assert policy(metric, "robust") == policy(metric, None) == "wrong"
+    assert policy(metric, "official") == "drop_group"
+    assert policy(Metric(PAIR), "official") == "wrong"  # without an official variant: the same in both modes
+    assert score(_read_in("robust"), metric, label="v", key="s").value == pytest.approx(ROBUST_VALUE)
+    assert score(_read_in("official"), metric, label="v", key="s").value == pytest.approx(OFFICIAL_VALUE)
+    assert score(_read_in(None), metric, label="v", key="s").value == pytest.approx(ROBUST_VALUE)  # the default
+    lo, hi = ci(_read_in("official"), metric, label="v")
+    assert lo <= OFFICIAL_VALUE <= hi
+
+
+def test_payloads_read_in_two_modes_are_an_error():
+    metric = Metric(PAIR, invalid_official="drop_group", strata=TESTS)
+    reset_tables()
+    mixed = _read_in("robust", ITEMS[:6]) + _read_in("official", ITEMS[6:])
+    with pytest.raises(ValueError, match=r"velociti_strictvle: .*parser modes \['official', 'robust'\]"):
+        score(mixed, metric, label="velociti_strictvle", key="s")
+    with pytest.raises(ValueError, match=r"parser modes \['fuzzy'\]"):
+        score(_read_in("fuzzy"), metric, label="v", key="s")
+    # a payload without the field has no say (payloads of older files, log-likelihood payloads)
+    partly = _read_in("official", ITEMS[:6]) + _read_in(None, ITEMS[6:])
+    assert score(partly, metric, label="v", key="s").value == pytest.approx(OFFICIAL_VALUE)
+
+
+def test_velocitis_aggregations_give_the_same_numbers_whatever_the_environment(monkeypatch):
+    """VELOCITI's registered aggregations (official reading: a row with an unreadable answer leaves) over the same
+    payloads: the numbers follow the payloads' parser_mode, whatever TEMPORAL_TASKS_PARSER says at aggregation."""
+    tests = {"t1": "agent_random", "t2": "coref", "ctl": "control"}
+    items = [{**p, "test": tests[p["test"]]} for p in ITEMS]
+    funcs = aggregations.functions("velociti")
+    keys = ("strict_vle", "strict_vle_ci_low", "strict_vle_ci_high", "strict_vle_agent_random", "invalid_rate")
+    seen: dict[tuple, dict[str, float]] = {}
+    for env in (None, "robust", "official"):
+        if env is None:
+            monkeypatch.delenv("TEMPORAL_TASKS_PARSER", raising=False)
+        else:
+            monkeypatch.setenv("TEMPORAL_TASKS_PARSER", env)
+        for mode in ("robust", "official"):
+            reset_tables()
+            payloads = _read_in(mode, items)
+            one = [p for p in payloads if p["test"] == "agent_random"]
+            got = {k: funcs[k](one if k.endswith("agent_random") else payloads) for k in keys}
+            assert seen.setdefault(("mode", mode), got) == got, (env, mode)
+    robust, official = seen[("mode", "robust")], seen[("mode", "official")]
+    assert robust["strict_vle"] == pytest.approx(ROBUST_VALUE) and official["strict_vle"] == pytest.approx(
+        OFFICIAL_VALUE
+    )
+    assert robust["strict_vle_agent_random"] == pytest.approx(100 / 3) and official["strict_vle_agent_random"] == 50
 
 
 def test_prefix_per_stratum_keys_differences_and_stability_keys():

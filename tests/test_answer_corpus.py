@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import temporal_tasks.benchmarks.velociti.tasks  # noqa: F401 - registers the VELOCITI parsers
-from temporal_tasks.answers.parsing import PARSERS, compile_options, get_parser, option, option_keys
+from temporal_tasks.answers.options import compile_options, option, option_keys
+from temporal_tasks.answers.parsing import PARSERS, get_parser
 from tests.answer_corpus import CORPUS, OPTIONS, PARSER, items
 from tests.hypothesis_profiles import examples
 

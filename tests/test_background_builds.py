@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import video
+from temporal_tasks.base import settings
 from temporal_tasks.compat import run_context
 from temporal_tasks.data.fixtures.clips import appearing, moving, resizing, write_video
 from temporal_tasks.video import cache, paired
@@ -354,15 +355,15 @@ def test_env_wins_and_a_difference_warns_once_with_both_values(monkeypatch):
 
     warnings: list[str] = []
     monkeypatch.setattr(log.logger, "warning", warnings.append)
-    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
     assert video.resolve_num_frames(("max_num_frames", 9)) == (9, "--model_args max_num_frames=9")
     assert video.resolve_num_frames(None)[0] == 32
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "16")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "16")
     for _ in range(3):
         assert video.resolve_num_frames(("max_num_frames", 9))[0] == 16
     assert len(warnings) == 1 and "TEMPORAL_TASKS_NUM_FRAMES=16" in warnings[0] and "max_num_frames=9" in warnings[0]
     assert video.resolve_num_frames(("max_num_frames", 16))[0] == 16 and len(warnings) == 1
-    monkeypatch.delenv(video.ENV_NUM_FRAMES)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES)
     with pytest.raises(ValueError, match="max_num_frames=2"):
         video.resolve_num_frames(("max_num_frames", 2))
 

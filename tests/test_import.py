@@ -23,9 +23,10 @@ import pytest
 
 from temporal_tasks import cli
 from temporal_tasks.data.sources import DataError
-from temporal_tasks.harness.provenance import differences, imported_provenance
+from temporal_tasks.harness.provenance import imported_provenance
 from temporal_tasks.tools import importer
 from temporal_tasks.tools.importer import RECORD, RESPONSES, import_answers, score, score_command
+from temporal_tasks.tools.provenance import differences
 from tests.conftest import made_once
 
 TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}

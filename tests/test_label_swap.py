@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import temporal_tasks.benchmarks.velociti.tasks  # noqa: F401 - registers the VELOCITI parsers
-from temporal_tasks.answers.parsing import YES_NO_OPTIONS, get_parser, is_article, option, words
+from temporal_tasks.answers.options import YES_NO_OPTIONS, option
+from temporal_tasks.answers.parsing import get_parser, is_article, words
 from tests.answer_corpus import CORPUS, OPTIONS, PARSER
 from tests.hypothesis_profiles import examples
 
@@ -113,7 +114,7 @@ def test_the_swap_itself_swaps():
 
 
 def _compiled(options):
-    from temporal_tasks.answers.parsing import compile_options
+    from temporal_tasks.answers.options import compile_options
 
     return compile_options(options)
 

@@ -1,4 +1,5 @@
-"""The package's shape: one benchmark, one place; no module over 500 lines; lmms-eval bounded above."""
+"""The package's shape: one benchmark, one place; no module over 500 lines; no code in a string; lmms-eval bounded
+above."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ ROOT = PACKAGE.parent
 # perf.py and perf_scoring.py measure named benchmarks (rows per benchmark); the registry holds the one list.
 # bench measures named benchmarks' tasks on purpose
 ALLOWED = set((PACKAGE / "tools" / "bench").glob("*.py"))
+# the settings read every TEMPORAL_TASKS_* variable, the two of one benchmark's too (TEMPORAL_TASKS_TIMEBLIND_TAGS)
+ALLOWED.add(PACKAGE / "base" / "settings.py")
+LONGEST_STRING = 2000  # characters of a string literal: a longer one is code or data of its own (a .js, .json file)
 BUILTIN = tuple(p.name for p in sorted((PACKAGE / "benchmarks").iterdir()) if (p / "__init__.py").is_file())
 
 
@@ -81,6 +85,45 @@ def test_every_builtin_benchmark_is_registered_with_a_complete_spec():
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_over_500_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 500, f"{path}: split it by responsibility"
+
+
+def long_strings(source: str, limit: int = LONGEST_STRING) -> list[tuple[int, int]]:
+    """``(line, length)`` of the string literals of ``source`` longer than ``limit``; docstrings are documentation
+    and do not count."""
+    tree = ast.parse(source)
+    docstrings = _docstring_starts(tree)
+    return [
+        (node.lineno, len(node.value))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and len(node.value) > limit
+        and (node.lineno, node.col_offset) not in docstrings
+    ]  # fmt: skip
+
+
+def test_no_string_literal_over_2000_characters():
+    found = [f"{path.relative_to(ROOT)}:{line} ({n} characters)" for path in sorted(PACKAGE.rglob("*.py"))
+             for line, n in long_strings(path.read_text(encoding="utf-8"))]  # fmt: skip
+    assert found == [], "code or data in a Python string: ship it as a file of its own (package data)"
+
+
+def test_long_strings_sees_a_long_literal_but_not_a_docstring():
+    text = "x" * (LONGEST_STRING + 1)
+    assert long_strings(f'"""{text}"""\nSCRIPT = r"""{text}"""\n') == [(2, LONGEST_STRING + 1)]
+    assert long_strings(f'def f():\n    """{text}"""\n') == []
+
+
+def test_the_viewers_files_ship_in_the_package():
+    """The viewer's script and styles are package data: in the package folder, not ignored by git (hatch puts every
+    such file of the package in the wheel)."""
+    import subprocess
+
+    for name in ("viewer.js", "viewer.css"):
+        path = PACKAGE / "tools" / "view" / name
+        assert path.is_file(), path
+        ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=ROOT, check=False, capture_output=True)
+        if ignored.returncode == 128:
+            pytest.skip("not a git work tree (an unpacked sdist): nothing is ignored")
+        assert ignored.returncode == 1, f"{path} is ignored by git: hatch would leave it out of the wheel"
 
 
 def test_lmms_eval_is_bounded_above():

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from temporal_tasks import video
+from temporal_tasks.base import settings
 from temporal_tasks.data.fixtures import write_fixtures
 from temporal_tasks.harness.task_configs import resolve_function, task_config
 from temporal_tasks.tools.rescore import rescore, task_metrics
@@ -35,7 +35,7 @@ def _api_env(fixture_root: Path, cache: Path) -> dict[str, str]:
         TEMPORAL_TASKS_DATA_DIR=str(fixture_root), TEMPORAL_TASKS_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1",
         HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
     )  # fmt: skip
-    env.pop(video.ENV_NUM_FRAMES, None)
+    env.pop(settings.ENV_NUM_FRAMES, None)
     env.pop("TEMPORAL_TASKS_PARSER", None)
     return env
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from temporal_tasks.answers.parsing import option
+from temporal_tasks.answers.options import option
 from temporal_tasks.cli import our_tasks
 from temporal_tasks.scoring.aggregations import functions, parse_disagreement
 from temporal_tasks.scoring.payloads import make_payload

@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from temporal_tasks.answers.parsing import PARSERS, Parser, compile_options, get_parser, parser_errors, parser_mode
+from temporal_tasks.answers.options import compile_options
+from temporal_tasks.answers.parsing import PARSERS, Parser, get_parser, parser_errors
+from temporal_tasks.base.settings import parser_mode
 from tests.hypothesis_profiles import examples
 
 YES_NO = [

@@ -12,6 +12,7 @@ import pytest
 from temporal_tasks.cli import demo_responses
 from temporal_tasks.data.fixtures import write_fixtures
 from temporal_tasks.harness import provenance
+from temporal_tasks.tools import provenance as read_back
 
 _STATS = re.compile(r"ResponseCache stats: (\d+) hits, .*?(\d+) misses")
 
@@ -75,7 +76,7 @@ def test_record_in_results_and_cache_misses_on_new_videos(lmms_eval, tmp_path, m
     rec3 = _record(third, "timeblind_iacc")
     assert rec3["data"]["videos_sha256"] != rec["data"]["videos_sha256"]
     assert rec3["data"]["annotations_sha256"] == rec["data"]["annotations_sha256"]
-    assert provenance.differences(rec, rec3) == [
+    assert read_back.differences(rec, rec3) == [
         f'data.videos_sha256: "{rec["data"]["videos_sha256"]}" != "{rec3["data"]["videos_sha256"]}"'
     ]
 
@@ -111,7 +112,7 @@ def test_cache_misses_when_n_changes(lmms_eval, fixture_root, tmp_path, monkeypa
 
     model = lmms_eval("vinoground_group", model_args=f"responses={responses},max_num_frames=12", args=args)
     assert _cache_hits(model.output)[0] == 0
-    assert provenance.differences(rec, _record(model, "vinoground_group"))[:2] == [
+    assert read_back.differences(rec, _record(model, "vinoground_group"))[:2] == [
         "frames.n: 8 != 12",
         'paired_layout: {"frames_per_clip": 3, "black_frames": 2} != {"frames_per_clip": 5, "black_frames": 2}',
     ]
@@ -140,13 +141,13 @@ def test_describe_and_from_results():
                  "videos": 1000, "annotations_sha256": "b" * 64, "videos_sha256": "c" * 64},
         "shortcut": None, "cut": {"limit": 8, "offset": 0},
     }  # fmt: skip
-    line = provenance.describe(rec)
+    line = read_back.describe(rec)
     for part in ("reading official", "N=16 (TEMPORAL_TASKS_NUM_FRAMES", "paired 7+2+7", "HanSolo9682/Vinoground@aaaa",
                  "limit=8"):  # fmt: skip
         assert part in line
     results = {"configs": {"t": {"metadata": {"version": 1.0, "provenance": rec}}, "u": {"metadata": {}}}}
-    assert provenance.from_results(results) == {"t": rec}
-    assert provenance.differences(rec, {**rec, "reading": "robust"}) == ['reading: "official" != "robust"']
+    assert read_back.from_results(results) == {"t": rec}
+    assert read_back.differences(rec, {**rec, "reading": "robust"}) == ['reading: "official" != "robust"']
 
 
 def test_summary_and_report_print_provenance(tmp_path):

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from temporal_tasks.answers.parsing import PARSERS, compile_options, load_benchmark_parsers
+from temporal_tasks.answers.options import compile_options
+from temporal_tasks.answers.parsing import PARSERS, load_benchmark_parsers
 from temporal_tasks.cli import demo_responses, write_demo_responses
 from temporal_tasks.data.fixtures import demo_tasks, writers
 from temporal_tasks.data.sources import DataError, extract_zip

@@ -368,7 +368,9 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
 
 def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
     """An answer text whose reading is the majority reading of ``answers`` ("" when tied: unreadable)."""
-    from temporal_tasks.answers.parsing import get_parser, option_keys, parser_mode
+    from temporal_tasks.answers.options import option_keys
+    from temporal_tasks.answers.parsing import get_parser
+    from temporal_tasks.base.settings import parser_mode
 
     doc = next(d for d in docs if d["question_id"] == qid)
     keys = option_keys(doc.get("options"))

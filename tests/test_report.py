@@ -215,7 +215,7 @@ def test_fmt_value():
 
 def test_reference_numbers_are_well_formed():
     # One references.json per benchmark package, each holding its own benchmark's entries only.
-    files = {p: json.loads(p.read_text(encoding="utf-8"))["entries"] for p in report.reference_paths()}
+    files = {p: json.loads(p.read_text(encoding="utf-8"))["entries"] for p, _spec in report.reference_files()}
     assert len(files) == len(BENCHMARKS)
     for p, entries in files.items():
         assert len({e["benchmark"] for e in entries}) == 1, p

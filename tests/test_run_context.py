@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import compat, video
+from temporal_tasks.base import settings
 from temporal_tasks.base.run_state import STATE
 from temporal_tasks.compat import run_context
 
@@ -30,7 +31,7 @@ def _fake_evaluate():
 
 
 def test_evaluate_takes_n_from_the_model_instance_not_the_scripts_argv(monkeypatch):
-    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
     ns = _fake_evaluate()
     ns["probe"] = video.num_frames_setting
@@ -41,7 +42,7 @@ def test_evaluate_takes_n_from_the_model_instance_not_the_scripts_argv(monkeypat
     # the lmms-eval command line is read when it is the process's
     monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model_args", "max_num_frames=16"])
     assert video.num_frames_setting() == (16, "--model_args max_num_frames=16")
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "12")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "12")
     assert video.num_frames_setting() == (12, "TEMPORAL_TASKS_NUM_FRAMES")
 
 
@@ -51,7 +52,7 @@ def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offlin
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
-    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
     builds = video.BackgroundBuilds("vinoground", workers=1)
     STATE.builders["vinoground"] = builds
@@ -66,7 +67,7 @@ def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offlin
 
 
 def test_simple_evaluate_instance_wins_over_its_model_args(monkeypatch):
-    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
 
     def simple_evaluate(model=None, model_args=None, limit=None, offset=0, num_fewshot=None):
         lm = model  # noqa: F841 - read from this frame, as from lmms-eval's own

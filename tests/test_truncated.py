@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from temporal_tasks.answers.parsing import option, truncated_thinking
+from temporal_tasks.answers.answer_text import truncated_thinking
+from temporal_tasks.answers.options import option
 from temporal_tasks.harness.task_configs import our_tasks, task_config
 from temporal_tasks.scoring.aggregations import truncated_rate
 from temporal_tasks.scoring.payloads import make_payload

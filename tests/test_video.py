@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from temporal_tasks import video
+from temporal_tasks.base import settings
 from temporal_tasks.data.fixtures.clips import appearing, moving, resizing, write_video
 from temporal_tasks.video import encode, frames, paired
 
@@ -213,14 +214,16 @@ def test_too_few_frames_rejected(clips, tmp_path):
 
 
 def test_num_frames_from_env(monkeypatch):
-    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
-    assert video.num_frames_from_env() == 32
-    monkeypatch.setenv(video.ENV_NUM_FRAMES, "16")
-    assert video.num_frames_from_env() == 16
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
+    assert settings.num_frames() is None
+    assert video.resolve_num_frames(None) == (32, video.DEFAULT_SOURCE)
+    monkeypatch.setenv(settings.ENV_NUM_FRAMES, "16")
+    assert settings.num_frames() == 16
+    assert video.resolve_num_frames(None) == (16, settings.ENV_NUM_FRAMES)
     for bad in ("2", "abc"):
-        monkeypatch.setenv(video.ENV_NUM_FRAMES, bad)
-        with pytest.raises(ValueError, match=video.ENV_NUM_FRAMES):
-            video.num_frames_from_env()
+        monkeypatch.setenv(settings.ENV_NUM_FRAMES, bad)
+        with pytest.raises(ValueError, match=settings.ENV_NUM_FRAMES):
+            settings.num_frames()
 
 
 def test_uniform_indices():

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks import video
+from temporal_tasks.base import settings
 from temporal_tasks.base.run_state import STATE
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.harness import shortcuts
@@ -65,7 +66,7 @@ def recorded(monkeypatch, offline_env, tmp_path):
     monkeypatch.setattr(paired, "build_paired_video", lambda first, second, out, n=32: record(out))
     monkeypatch.setattr(shortcut_files, "build_shuffled_video", lambda clip, out, n: record(out))
     monkeypatch.setenv("TEMPORAL_TASKS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv(video.ENV_NUM_FRAMES, raising=False)
+    monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
     for label, kind in (("vinoground", "paired video"), ("shortcuts", "shortcut file")):
         STATE.builders[label] = video.BackgroundBuilds(label, workers=2, kind=kind)
     yield built

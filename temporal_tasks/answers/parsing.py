@@ -5,7 +5,8 @@ Every parser maps a raw model answer to a label (``"yes"``/``"no"`` or a capital
 ``invalid_rate`` metric. :meth:`Parser.parse` never raises: an exception of a rule is a bug of
 ours, counted apart (:func:`parser_errors`) and logged once, and the answer reads as unreadable.
 
-The mode comes from ``TEMPORAL_TASKS_PARSER`` (``robust``, the default, or ``official``).
+The mode in force is the settings' (``TEMPORAL_TASKS_PARSER``: ``robust``, the default, or ``official``;
+:func:`temporal_tasks.base.settings.parser_mode`).
 
 The robust mode reads an answer the way a careful reviewer would, knowing the question's
 options (their labels, full texts and names). The rules, in order:
@@ -30,17 +31,14 @@ options (their labels, full texts and names). The rules, in order:
    "cannot tell", "neither", "both", ...), a refusal or an empty answer is unreadable.
 
 Options reach the parser either as the docs' list of ``{"label", "text", "names"}`` dicts or in
-the compact form :func:`option_keys` returns, which payloads carry so that ``rescore`` can
-re-read an answer without the dataset (each option phrase is kept as its word count and a short
-digest, so long captions do not bloat ``--log_samples`` files).
+the compact form payloads carry (:mod:`temporal_tasks.answers.options`). This module holds the parser registry
+(:func:`register_parser`, :func:`get_parser`) and the robust rules.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -55,29 +53,13 @@ from temporal_tasks.answers.answer_text import (  # noqa: F401 - re-exported: th
     words,
 )
 from temporal_tasks.answers.official_rules import official_first_char  # noqa: F401 - re-exported: an official rule
+from temporal_tasks.answers.options import NO_OPTIONS, OptionPhrases, compile_options, find_options, single_option
 from temporal_tasks.api.registry import registered
-from temporal_tasks.base.log import info_once, logger
+from temporal_tasks.base.log import logger
 from temporal_tasks.base.run_state import STATE, lock
-
-ENV_PARSER = "TEMPORAL_TASKS_PARSER"
-MODES = ("robust", "official")
+from temporal_tasks.base.settings import parser_mode
 
 OfficialFn = Callable[[str], "str | None"]
-
-
-@dataclass(frozen=True)
-class OptionPhrases:
-    """Compiled options: per phrase ``(label, word count, digest)``; what the robust rule 3 needs."""
-
-    phrases: tuple[tuple[str, int, str], ...] = ()
-
-    @property
-    def lengths(self) -> tuple[int, ...]:
-        """The distinct phrase lengths in words (windows to slide over an answer)."""
-        return tuple(sorted({n for _label, n, _d in self.phrases}))
-
-
-NO_OPTIONS = OptionPhrases()
 RobustFn = Callable[[str, OptionPhrases], "str | None"]
 
 
@@ -143,97 +125,6 @@ def _record_parser_error(name: str, mode: str, text: str) -> None:
 def parser_errors() -> int:
     """How many parser exceptions this evaluation has seen (each read as unreadable; see :meth:`Parser.parse`)."""
     return STATE.parser_errors
-
-
-def parser_mode() -> str:
-    """Return the parser mode in force (``robust`` or ``official``), logging it once."""
-    raw = os.environ.get(ENV_PARSER, "robust").strip().lower() or "robust"
-    if raw not in MODES:
-        raise ValueError(f"{ENV_PARSER}={raw!r} is not a parser mode; set it to 'robust' (default) or 'official'.")
-    info_once(f"temporal-tasks: answer parser mode = {raw} (set {ENV_PARSER}=robust|official)")
-    return raw
-
-
-# --------------------------------------------------------------------------- options
-
-
-def _digest(ws: Sequence[str]) -> str:
-    return hashlib.blake2b(" ".join(ws).encode("utf-8"), digest_size=8).hexdigest()
-
-
-def option(label: str, text: str = "", names: Sequence[str] = ()) -> dict:
-    """One option in the docs' schema: ``{"label", "text", "names"}`` (JSON-able, the same keys for every doc)."""
-    return {"label": str(label), "text": str(text or ""), "names": [str(n) for n in names]}
-
-
-YES_NO_OPTIONS = (option("yes", "Yes"), option("no", "No"))
-
-
-_ARTICLES = frozenset(("a", "an", "the"))
-
-
-def option_keys(options: Sequence[Mapping[str, Any]] | None) -> list[list]:
-    """The compact, JSON-able form of ``options`` that payloads carry: ``[[label, words, digest], ...]``.
-
-    A leading article is dropped from each phrase, so "The man is waving" still echoes the
-    caption "a man is waving".
-    """
-    out: list[list] = []
-    for opt in options or ():
-        label = str(opt.get("label", ""))
-        for phrase in (opt.get("text") or "", *(opt.get("names") or ())):
-            ws = words(str(phrase))
-            if len(ws) > 1 and ws[0] in _ARTICLES:
-                ws = ws[1:]
-            if ws and label:
-                out.append([label, len(ws), _digest(ws)])
-    return out
-
-
-def compile_options(options: Any) -> OptionPhrases:
-    """:class:`OptionPhrases` from the docs' option dicts, their :func:`option_keys`, or ``None``."""
-    if isinstance(options, OptionPhrases):
-        return options
-    if not options:
-        return NO_OPTIONS
-    items = list(options)
-    if isinstance(items[0], Mapping):
-        items = option_keys(items)
-    phrases = []
-    for item in items:
-        if isinstance(item, list | tuple) and len(item) == 3:
-            label, n, digest = item
-            if isinstance(n, int) and n > 0:
-                phrases.append((str(label), n, str(digest)))
-    return OptionPhrases(tuple(phrases))
-
-
-def _option_matches(ws: Sequence[str], options: OptionPhrases) -> dict[str, list[tuple[int, int]]]:
-    """Spans (word start, end) of every option phrase found in the word list ``ws``, per label."""
-    found: dict[str, list[tuple[int, int]]] = {}
-    if not options.phrases:
-        return found
-    wanted: dict[tuple[int, str], list[str]] = {}
-    for label, n, digest in options.phrases:
-        wanted.setdefault((n, digest), []).append(label)
-    for n in options.lengths:
-        for start in range(len(ws) - n + 1):
-            labels = wanted.get((n, _digest(ws[start : start + n])))
-            if labels:
-                for label in labels:
-                    found.setdefault(label, []).append((start, start + n))
-    return found
-
-
-def _single_option(found: dict[str, list[tuple[int, int]]]) -> str | None:
-    """The one option the matches name; a match lying inside another label's longer match does not count."""
-    spans = [(label, s, e) for label, ss in found.items() for s, e in ss]
-
-    def inside(label: str, s: int, e: int) -> bool:
-        return any(o != label and os_ <= s and e <= oe and (oe - os_) > (e - s) for o, os_, oe in spans)
-
-    labels = {label for label, s, e in spans if not inside(label, s, e)}
-    return labels.pop() if len(labels) == 1 else None
 
 
 # Rule 5: hedges and refusals. "both"/"either" only where they are about the options, so a
@@ -379,7 +270,7 @@ def make_robust_letter(letters: str = "AB") -> RobustFn:
         if not text:
             return None
         ws, spans = _word_spans(text)
-        found = _option_matches(ws, options)
+        found = find_options(ws, options)
         masked = _masked(text, spans, found)
         if any(
             m.group(1).upper() != m.group(2).upper() and not is_article(masked, m, 2)
@@ -401,7 +292,7 @@ def make_robust_letter(letters: str = "AB") -> RobustFn:
             return weak.pop() if len(weak) == 1 else None
         if _hedged(masked):
             return None  # "not sure whether a man is waving", refusals
-        return _single_option(found)
+        return single_option(found)
 
     return parse
 
@@ -437,19 +328,3 @@ def load_benchmark_parsers() -> None:
 
 
 register_parser(Parser("first_char_ab", ("A", "B"), make_robust_letter("AB"), official_first_char("AB")))
-
-
-# --------------------------------------------------------------------------- options in prompts
-
-_LINE_OPTION = re.compile(r"(?m)^[ \t]*([A-Z])[.)][ \t]+(\S.*?)[ \t]*$")
-
-
-def line_options(question: str, letters: str = "AB") -> list[dict] | None:
-    """Options laid out one per line as ``A. text`` / ``B. text`` (Vinoground, TemporalBench); ``None`` if absent."""
-    found: dict[str, str] = {}
-    for m in _LINE_OPTION.finditer(question):
-        if m.group(1) in letters and m.group(1) not in found:
-            found[m.group(1)] = m.group(2)
-    if set(found) != set(letters):
-        return None
-    return [option(label, found[label]) for label in letters]

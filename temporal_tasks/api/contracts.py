@@ -20,11 +20,9 @@ from temporal_tasks.base.errors import DataError
 
 __all__ = [
     "HOOKS",
-    "Aggregation",
     "Answer",
     "CheckHook",
     "Doc",
-    "DocsLoader",
     "ExportHook",
     "FileImport",
     "FixtureHook",
@@ -34,8 +32,6 @@ __all__ = [
     "Part",
     "Payload",
     "PrebuildHook",
-    "ProcessDocs",
-    "ProcessResults",
     "Reading",
     "SourceFile",
     "ViewHook",
@@ -97,30 +93,6 @@ class Payload(_PayloadCore, total=False):
     """What ``process_results`` gives each metric key of a question, and every aggregation reads."""
 
     repeats: list[Reading]  # --repeats k > 1: every repeat's readings (repeat 0 is the top level)
-
-
-class DocsLoader(Protocol):
-    """A loader: validates the benchmark's files and returns the docs (raises ``DataError`` naming the file)."""
-
-    def __call__(self) -> list[Doc]: ...
-
-
-class ProcessDocs(Protocol):
-    """lmms-eval's ``process_docs``: the placeholder split in, the task's docs out (``task_docs.docs_dataset``)."""
-
-    def __call__(self, dataset: Any, /) -> Any: ...
-
-
-class ProcessResults(Protocol):
-    """lmms-eval's ``process_results``: one question and its answer(s) in, ``{metric key: payload}`` out."""
-
-    def __call__(self, doc: Doc, results: list[Any], /) -> dict[str, Payload]: ...
-
-
-class Aggregation(Protocol):
-    """An lmms-eval aggregation: the payloads of one metric key (all ranks) in, a percentage (0-100) out."""
-
-    def __call__(self, items: list[Payload], /) -> float: ...
 
 
 # --------------------------------------------------------------------------- what the hooks exchange

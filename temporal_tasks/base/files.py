@@ -1,6 +1,6 @@
 """Files the package writes: the cache folder and the one atomic write.
 
-A leaf module (nothing of the package below it), so the data layer, the video builds and the scorers share it.
+Below everything but the settings, so the data layer, the video builds and the scorers share it.
 """
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["ENV_CACHE_DIR", "atomic_write", "cache_dir", "temporary_name", "write_jsonl"]
+from temporal_tasks.base import settings
 
-ENV_CACHE_DIR = "TEMPORAL_TASKS_CACHE_DIR"
+__all__ = ["atomic_write", "cache_dir", "temporary_name", "write_jsonl"]
 
 
 def cache_dir() -> Path:
-    """Our cache root (archives, built videos): ``TEMPORAL_TASKS_CACHE_DIR``, else ``~/.cache/temporal_tasks``."""
-    env = os.environ.get(ENV_CACHE_DIR)
-    base = Path(env).expanduser() if env else Path("~/.cache/temporal_tasks").expanduser()
+    """Our cache root (archives, built videos), created: :func:`temporal_tasks.base.settings.cache_dir`."""
+    base = settings.cache_dir()
     base.mkdir(parents=True, exist_ok=True)
     return base
 

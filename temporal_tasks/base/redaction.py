@@ -7,21 +7,20 @@ environment and anything shaped like a Hugging Face token, in every log record.
 
 from __future__ import annotations
 
-import os
 import re
 
 from loguru import logger
 
-TOKEN_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_TOKEN", "HUGGINGFACEHUB_API_TOKEN", "OPENAI_API_KEY")
+from temporal_tasks.base.settings import secret_values
+
 _HF_SHAPE = re.compile(r"\bhf_[A-Za-z0-9]{16,}\b")
 MASK = "***"
 
 
 def redact(text: str) -> str:
     """``text`` with token values (from the environment, or ``hf_...``-shaped) masked."""
-    for var in TOKEN_VARS:
-        value = os.environ.get(var)
-        if value and len(value) >= 8 and value in text:
+    for value in secret_values():
+        if len(value) >= 8 and value in text:
             text = text.replace(value, MASK)
     return _HF_SHAPE.sub(MASK, text)
 

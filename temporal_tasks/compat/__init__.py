@@ -47,6 +47,9 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
   doc_to_visual, doc_id, task, split)`` and ``loglikelihood``/``multiple_choice`` ones as ``(context,
   continuation, doc_to_visual, doc_id, task, split)``: :func:`generate_args`, :func:`loglikelihood_args`,
   :func:`request_context`, :func:`request_visuals`, :func:`request_doc`. (requests)
+- The launchers (torchrun, ``accelerate launch``) give each process ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` and
+  ``LOCAL_WORLD_SIZE``: the only environment variables the package reads outside its settings
+  (:func:`temporal_tasks.compat.run_context.launcher`). (run_context)
 - ``evaluate`` passes each ``(loss, is_greedy)`` result through ``api.instance.unwrap_generation_output``,
   which makes it its ``str()``; a ``multiple_choice`` task's ``process_results`` gets one such string per
   choice (``take_first`` filter): :func:`loss_value`. (requests)

@@ -7,7 +7,8 @@ from those frames on the call stack (:mod:`temporal_tasks.compat` holds every su
 instance's own frame attribute first, then ``simple_evaluate``'s ``model_args``. Only when no such frame
 exists *and* the process is the lmms-eval CLI is the command line read (``--model_args a=b,c=d``);
 a script's own ``sys.argv`` is never taken for the run's. The rank and world size come from
-``torch.distributed`` when it is initialised, else from the launcher's ``RANK``/``WORLD_SIZE`` variables.
+``torch.distributed`` when it is initialised, else from the launcher's ``RANK``/``WORLD_SIZE`` variables
+(:func:`launcher`: the one place the package reads the launcher's variables).
 """
 
 from __future__ import annotations
@@ -26,7 +27,16 @@ from temporal_tasks.compat import (
     shard,
 )
 
-__all__ = ["FRAME_ARGS", "FrameSetting", "RunContext", "model_frame_setting", "rank_share", "run_context"]
+__all__ = [
+    "FRAME_ARGS",
+    "FrameSetting",
+    "Launcher",
+    "RunContext",
+    "launcher",
+    "model_frame_setting",
+    "rank_share",
+    "run_context",
+]
 
 
 class FrameSetting(tuple):
@@ -78,6 +88,40 @@ def _number(raw: object) -> float | None:
         return None
 
 
+@dataclass(frozen=True)
+class Launcher:
+    """This process's place among the processes a launcher started (torchrun, ``accelerate launch``)."""
+
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0  # the rank on this node: the GPU it uses
+    local_world_size: int = 1  # the processes on this node
+
+
+def _launcher_number(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(
+            f"{name}={raw!r} is not an integer; it is the launcher's (torchrun, accelerate launch): unset it for a "
+            "single process."
+        ) from None
+
+
+def launcher() -> Launcher:
+    """The launcher's variables ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE`` (torch's names; each
+    unset or empty: a single process). The one place the package reads them; a non-integer is a ``ValueError``."""
+    return Launcher(
+        rank=_launcher_number("RANK", 0),
+        world_size=max(1, _launcher_number("WORLD_SIZE", 1)),
+        local_rank=_launcher_number("LOCAL_RANK", 0),
+        local_world_size=max(1, _launcher_number("LOCAL_WORLD_SIZE", 1)),
+    )
+
+
 def _rank_and_world() -> tuple[int, int]:
     try:
         import torch.distributed as dist
@@ -86,10 +130,8 @@ def _rank_and_world() -> tuple[int, int]:
             return dist.get_rank(), dist.get_world_size()
     except ImportError:
         pass
-    try:
-        return int(os.environ.get("RANK", "0") or 0), max(1, int(os.environ.get("WORLD_SIZE", "1") or 1))
-    except ValueError:
-        return 0, 1
+    found = launcher()
+    return found.rank, found.world_size
 
 
 def run_context(argv: list[str] | None = None) -> RunContext:

@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.api.registry import get
+from temporal_tasks.base import settings
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.base.files import atomic_write, cache_dir
 from temporal_tasks.base.log import logger
 from temporal_tasks.base.run_state import STATE
-
-ENV_DATA_DIR = "TEMPORAL_TASKS_DATA_DIR"
+from temporal_tasks.base.settings import ENV_DATA_DIR
 
 
 def hf_repo(name: str) -> str:
@@ -138,29 +138,33 @@ class BenchmarkData:
         return f"{self.name}: missing {path} ({where}). Fix: {fix}."
 
 
-def benchmark_data(name: str, needs: Sequence[str] | None = None) -> BenchmarkData:
-    """Locate a benchmark: the offline copy if ``TEMPORAL_TASKS_DATA_DIR`` is set, else the HF snapshot.
+def benchmark_data(
+    name: str, needs: Sequence[str] | None = None, root: str | os.PathLike | None = None
+) -> BenchmarkData:
+    """Locate a benchmark: its offline copy ``<folder>/<name>`` when there is a data folder, else the HF snapshot.
 
-    ``needs``: the repo files the caller will read, as ``allow_patterns`` globs (``*`` crosses
-    folders); online, only those are downloaded (``None``: the whole repo). Offline it is ignored.
+    The data folder is ``root`` when given, else the settings' (``TEMPORAL_TASKS_DATA_DIR``,
+    :func:`temporal_tasks.base.settings.data_dir`). ``needs``: the repo files the caller will read, as
+    ``allow_patterns`` globs (``*`` crosses folders); online, only those are downloaded (``None``: the whole
+    repo). Offline it is ignored.
     """
     repo = hf_repo(name)  # an unknown name stops here, listing the registered ones
-    env = os.environ.get(ENV_DATA_DIR)
-    if env:
-        root = Path(env).expanduser().resolve() / name
-        if not root.is_dir():
+    folder = Path(root).expanduser() if root is not None else settings.data_dir()
+    if folder is not None:
+        copy = folder.resolve() / name
+        if not copy.is_dir():
             raise DataError(
-                f"{name}: {ENV_DATA_DIR}={env} but {root} does not exist. Fix: put a copy of the Hugging Face "
-                f"dataset repo {repo} there (same layout), e.g. `temporal-tasks fixtures --out {env}` for the "
+                f"{name}: {ENV_DATA_DIR}={folder} but {copy} does not exist. Fix: put a copy of the Hugging Face "
+                f"dataset repo {repo} there (same layout), e.g. `temporal-tasks fixtures --out {folder}` for the "
                 f"synthetic test copy, or unset {ENV_DATA_DIR} to download it."
             )
-        data = BenchmarkData(name, root, offline=True)
+        data = BenchmarkData(name, copy, offline=True)
         _note(data)
         return data
     if needs is not None and not media_needed():
         needs = _without_media(needs)
-    root = _fetch(name, None if needs is None else list(needs), None)
-    data = BenchmarkData(name, root, offline=False, revision=_revision(root))
+    snapshot = _fetch(name, None if needs is None else list(needs), None)
+    data = BenchmarkData(name, snapshot, offline=False, revision=_revision(snapshot))
     _note(data)
     return data
 

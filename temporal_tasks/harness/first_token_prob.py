@@ -28,7 +28,6 @@ model, whose preprocessing the papers' numbers were produced with.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -38,6 +37,7 @@ from tqdm import tqdm
 from temporal_tasks.base.errors import DataError, exit_run
 from temporal_tasks.base.log import logger, warn_once
 from temporal_tasks.compat import generate_args, loglikelihood_args
+from temporal_tasks.compat.run_context import launcher
 from temporal_tasks.video import read_frames_with_metadata
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
@@ -104,13 +104,12 @@ class FirstTokenProb(lmms):
         # Several processes (torchrun or accelerate launch): each scores the shard of documents lmms-eval gives
         # its rank, on its own device. The launchers' variables are the source of truth: inside lmms-eval's CLI
         # a fresh Accelerator() can report a single process on CPU runs.
-        world_size = int(os.environ.get("WORLD_SIZE") or 1)
-        if world_size > 1:
-            self._rank = int(os.environ.get("RANK") or 0)
-            self._world_size = world_size
-            local = int(os.environ.get("LOCAL_RANK") or 0)
+        launched = launcher()
+        if launched.world_size > 1:
+            self._rank = launched.rank
+            self._world_size = launched.world_size
             on_gpu = device != "cpu" and torch.cuda.is_available()
-            self._device = torch.device(f"cuda:{local}") if on_gpu else torch.device("cpu")
+            self._device = torch.device(f"cuda:{launched.local_rank}") if on_gpu else torch.device("cpu")
         else:
             self._device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         load_kwargs: dict[str, Any] = {"dtype": "auto" if dtype == "auto" else getattr(torch, dtype)}

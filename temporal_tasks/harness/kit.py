@@ -7,7 +7,7 @@ lives.
 - reading its files: :func:`benchmark_data` (an offline folder or the Hub), :class:`BenchmarkData`,
   :func:`read_json`, :func:`read_jsonl`, :func:`require_fields`, :func:`check_unique`, :func:`check_files_exist`,
   :func:`content_dirs`, :func:`find_in`, :func:`extract_zip`, :func:`media_needed`, :func:`fetch_json_once`,
-  :func:`cache_dir`, :data:`ENV_DATA_DIR`; every inconsistency a :class:`DataError` naming the file and the fix;
+  :func:`cache_dir`; every inconsistency a :class:`DataError` naming the file and the fix;
 - its tasks' hooks: :func:`docs_dataset` (``process_docs``), :func:`answers`, :func:`first_answer`,
   :func:`make_payload`, :func:`question_fields`, :func:`results_for` (``process_results``), :func:`loss_value`
   (a ``multiple_choice`` result's loss);
@@ -18,6 +18,7 @@ lives.
 - derived visuals (files built from its videos, e.g. Vinoground's paired videos): :class:`BuildAhead` (the one
   scheduler: the benchmark says which :class:`FileBuild` a doc needs, e.g. :func:`paired_build`),
   :func:`announce_frames`, :func:`num_frames_in_force`, :func:`request_num_frames`, :func:`build_paired_videos`;
+- its settings: :mod:`settings <temporal_tasks.base.settings>` (``TEMPORAL_TASKS_*``: ``settings.strict()``, ...);
 - its synthetic copy (``fixture`` hooks): the clips :func:`moving`, :func:`resizing`, :func:`appearing`,
   :func:`write_video`, :func:`write_frames`, :data:`SIZE`; full-size copies: :func:`clips` (the scenes encoded),
   :func:`write_zip`, :func:`even_sizes`; and :func:`write_jsonl`, :func:`atomic_write`, :func:`warn_once`,
@@ -34,16 +35,9 @@ The YAML-facing hooks, named ``!function temporal_tasks.harness.kit.<hook>`` (do
 
 from temporal_tasks.answers.answer_text import truncated_thinking
 from temporal_tasks.answers.official_rules import finite_or_none, first_response, official_first_char, official_response
-from temporal_tasks.answers.parsing import (
-    YES_NO_OPTIONS,
-    Parser,
-    get_parser,
-    line_options,
-    make_robust_letter,
-    option,
-    register_parser,
-    robust_yes_no,
-)
+from temporal_tasks.answers.options import YES_NO_OPTIONS, line_options, option
+from temporal_tasks.answers.parsing import Parser, get_parser, make_robust_letter, register_parser, robust_yes_no
+from temporal_tasks.base import settings
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.base.files import atomic_write, write_jsonl
 from temporal_tasks.base.log import logger, warn_once
@@ -51,7 +45,6 @@ from temporal_tasks.compat import loss_value
 from temporal_tasks.data.fixtures.clips import SIZE, appearing, moving, resizing, write_frames, write_video
 from temporal_tasks.data.fixtures.full import clips, even_sizes, write_zip
 from temporal_tasks.data.sources import (
-    ENV_DATA_DIR,
     BenchmarkData,
     benchmark_data,
     cache_dir,
@@ -87,7 +80,7 @@ from temporal_tasks.video import (
 )
 
 __all__ = [
-    "ENV_DATA_DIR", "SIZE", "YES_NO_OPTIONS", "AllAnswers", "BenchmarkData", "BuildAhead", "DataError", "FileBuild",
+    "SIZE", "YES_NO_OPTIONS", "AllAnswers", "BenchmarkData", "BuildAhead", "DataError", "FileBuild",
     "FirstOfRepeats", "Parser", "announce_frames", "answers", "appearing", "atomic_write", "benchmark_data",
     "blind_visual", "build_paired_videos", "cache_dir", "check_files_exist", "check_unique", "clips", "content_dirs",
     "doc_to_target", "doc_to_text", "doc_to_visual", "docs_dataset", "even_sizes", "extract_zip", "fetch_json_once",
@@ -95,7 +88,7 @@ __all__ = [
     "loss_value", "make_payload", "make_robust_letter", "media_needed", "moving", "num_frames_in_force",
     "official_first_char", "official_response", "option", "paired_build", "process_docs_shuffled",
     "process_docs_single_frame", "question_fields", "read_json", "read_jsonl", "register_parser",
-    "request_num_frames", "require_fields", "resizing", "results_for", "robust_yes_no", "shuffled_visual",
+    "request_num_frames", "require_fields", "resizing", "results_for", "robust_yes_no", "settings", "shuffled_visual",
     "single_frame_visual", "truncated_thinking", "warn_once", "write_frames", "write_jsonl", "write_video",
     "write_zip",
 ]  # fmt: skip

@@ -1,7 +1,8 @@
 """A task's docs: ``process_docs`` through a validating loader, the run checks, and docs without side effects.
 
 :func:`docs_dataset` is what every task's ``process_docs`` returns through: the run checks (zero-shot, one
-``--config`` setting), the loader (a data problem ends the run with its message), and the provenance record.
+``--config`` setting, ``--baseline``), the loader (a data problem ends the run with its message), and the provenance
+record.
 Inside :func:`docs_only` the same ``process_docs`` gives the docs alone, with no build started, which is how
 shared code (``rescore`` of a ``--predict_only`` run, the shortcut variants) reads any task's docs.
 """
@@ -10,11 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from temporal_tasks.base.errors import DataError, exit_run
-from temporal_tasks.compat import building_task_config, config_entries_env, task_config_name
+from temporal_tasks.base.log import warn_once
+from temporal_tasks.base.settings import folders
+from temporal_tasks.compat import building_task_config, config_entries_env, run_baseline, task_config_name
 from temporal_tasks.compat.run_context import run_context
 from temporal_tasks.data.sources import collect_sources
 from temporal_tasks.harness.provenance import attach
@@ -58,6 +62,17 @@ def check_config_env() -> None:
         )
 
 
+def check_baseline() -> None:
+    """lmms-eval's ``--baseline`` (a per-question paired t-test on a ``score`` field) skips our tasks: say so once."""
+    baseline = run_baseline()
+    if baseline:
+        warn_once(
+            f"temporal-tasks: --baseline {baseline} does not apply to our tasks (lmms-eval's per-question paired "
+            "t-test needs a 'score' field, and our metrics are all-or-nothing over groups of dependent questions). "
+            "Compare two runs with `temporal-tasks compare BASE_DIR NEW_DIR` (paired bootstrap over groups)."
+        )
+
+
 # Inside docs_only(): process_docs returns the docs themselves and starts no video builds (rescore, shortcuts).
 # The value is the name of the task whose docs are wanted ("" when the caller does not say).
 _DOCS_ONLY: contextvars.ContextVar[str | None] = contextvars.ContextVar("temporal_tasks_docs_only", default=None)
@@ -78,9 +93,19 @@ def docs_only(task: str = "") -> Iterator[None]:
         _DOCS_ONLY.reset(token)
 
 
-def task_docs(process_docs: Callable[[Any], Any], task: str = "") -> list[dict]:
-    """The docs a task's ``process_docs`` function yields, without builds, provenance or run checks."""
-    with docs_only(task):
+def task_docs(
+    process_docs: Callable[[Any], Any],
+    task: str = "",
+    data_dir: str | os.PathLike | None = None,
+    cache_dir: str | os.PathLike | None = None,
+) -> list[dict]:
+    """The docs a task's ``process_docs`` function yields, without builds, provenance or run checks.
+
+    ``data_dir`` / ``cache_dir``: the data and cache folders to load them from (default: the settings', from the
+    environment); lmms-eval's ``process_docs`` takes the dataset alone, so they reach the loader through
+    :func:`temporal_tasks.base.settings.folders`.
+    """
+    with docs_only(task), folders(data_dir, cache_dir):
         return list(process_docs(None))
 
 
@@ -97,8 +122,9 @@ def building_task_name() -> str:
 def docs_dataset(load: Callable[[], list[dict]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
-    A data problem ends the process with its message and exit status 1 (see ``data.stop``), and so
-    does ``--num_fewshot`` above 0 (these benchmarks are zero-shot; lmms-eval would crash later). The
+    A data problem ends the process with its message and exit status 1
+    (:func:`temporal_tasks.base.errors.exit_run`), and so does ``--num_fewshot`` above 0 (these benchmarks are
+    zero-shot; lmms-eval would crash later); ``--baseline`` gets one warning (:func:`check_baseline`). The
     docs' provenance record is stored in the running task's ``metadata`` (:mod:`temporal_tasks.harness.provenance`).
     """
     if _DOCS_ONLY.get() is not None:  # docs_only(): the docs alone (DataError propagates to the caller)
@@ -107,6 +133,7 @@ def docs_dataset(load: Callable[[], list[dict]]):
 
     check_zero_shot()
     check_config_env()
+    check_baseline()
 
     try:
         with collect_sources() as sources:

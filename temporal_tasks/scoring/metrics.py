@@ -4,7 +4,9 @@ A metric reduces the payloads of :func:`temporal_tasks.scoring.payloads.make_pay
 units]`` counts; its value and group-bootstrap CI come from those counts alone (:mod:`.bootstrap`), as ``compare``'s
 do. One policy for every benchmark: payloads come in any order (lmms-eval gathers ranks in rank order), so all
 groups by ``group_id`` and ``role``; a group with members never evaluated (``--limit``/``--offset``) is left out of
-every denominator, with one warning; a repeated answer counts once. A metric with nothing to score is NaN.
+every denominator, with one warning; a repeated answer counts once. A metric with nothing to score is NaN. A metric
+whose invalid-answer policy differs in the official reading follows the parser mode the payloads were read in (their
+``parser_mode``, :func:`~temporal_tasks.scoring.table.payload_reading`), never the environment at scoring time.
 
 lmms-eval calls one aggregation per metric key, each with its own list of the same payloads (a category key: some
 of them). The tables of an evaluation and their results are kept in the run state: a list equal (``==``) to one
@@ -21,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from temporal_tasks.answers.parsing import parser_mode
 from temporal_tasks.api.spec import InvalidPolicy, Metric, slug
 from temporal_tasks.base.log import warn_once
 from temporal_tasks.base.run_state import STATE
@@ -122,16 +123,17 @@ def reset_tables() -> None:
 # --------------------------------------------------------------------------- reduce: counts per group
 
 
-def policy(metric: Metric) -> InvalidPolicy:
-    """The invalid-answer policy in force (it may follow the parser mode)."""
-    if metric.invalid_official is not None and parser_mode() == "official":
+def policy(metric: Metric, reading: str | None) -> InvalidPolicy:
+    """The invalid-answer policy of ``metric`` for payloads read in ``reading``, their parser mode
+    (:func:`~temporal_tasks.scoring.table.payload_reading`; None: no mode recorded, the robust default)."""
+    if metric.invalid_official is not None and reading == "official":
         return metric.invalid_official
     return metric.invalid
 
 
 def group_counts(table: PayloadTable, metric: Metric, within: Within = None) -> np.ndarray:
     """Per complete group and reading, ``[right units, units]``: a (groups, w, 2) array."""
-    rule = policy(metric)
+    rule = policy(metric, table.reading)
     mine = None
     if within is not None:
         name, category = within
@@ -227,7 +229,7 @@ def _value(counts: np.ndarray, strata: np.ndarray | None, metric: Metric, one_st
 
 
 def _counts(entry: Scored, metric: Metric, within: Within) -> np.ndarray:
-    return entry.memo(("counts", metric, policy(metric), within), lambda: group_counts(entry.table, metric, within))
+    return entry.memo(("counts", metric, within), lambda: group_counts(entry.table, metric, within))
 
 
 def score(
@@ -252,7 +254,7 @@ def score(
         _warn_left_out(label, entry.table)
     where = f"{label}: {key}"
     return entry.memo(
-        ("score", metric, policy(metric), within, one_stratum),
+        ("score", metric, within, one_stratum),
         lambda: _score(entry, metric, within, one_stratum, where),
     )
 
@@ -285,7 +287,7 @@ def ci(items: Sequence[Payload], metric: Metric, *, label: str = "") -> tuple[fl
     if not items:
         return math.nan, math.nan
     entry = scored(items, label)
-    return entry.memo(("ci", metric, policy(metric)), lambda: _ci(entry, metric))
+    return entry.memo(("ci", metric), lambda: _ci(entry, metric))
 
 
 def _ci(entry: Scored, metric: Metric) -> tuple[float, float]:

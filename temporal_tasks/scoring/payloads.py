@@ -1,9 +1,9 @@
 """The per-question payload: every aggregation, ``rescore`` and ``export`` works from it.
 
 :func:`make_payload` reads an answer (both readings, truncation, parser errors; the k readings of ``--repeats k``)
-and :func:`results_for` hands it to every metric key the question feeds (its metric list's :meth:`~temporal_tasks.
-benchmarks.spec.MetricList.keys`), lean in the samples file (the payload once per question, the other keys
-``{"same_as": <key>}``).
+and :func:`results_for` hands it to every metric key the question feeds (its metric list's
+:meth:`~temporal_tasks.api.spec.MetricList.keys`), lean in the samples file (the payload once per question, the
+other keys ``{"same_as": <key>}``).
 """
 
 from __future__ import annotations
@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from temporal_tasks.answers.parsing import get_parser, option_keys, parser_mode, truncated_thinking
+from temporal_tasks.answers.answer_text import truncated_thinking
+from temporal_tasks.answers.options import option_keys
+from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.api.spec import MetricList, slug
 from temporal_tasks.base.log import logger
 from temporal_tasks.base.run_state import STATE, lock
+from temporal_tasks.base.settings import parser_mode
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.

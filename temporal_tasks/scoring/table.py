@@ -49,6 +49,27 @@ def reading_flags(reading: Payload) -> int:
     return flags
 
 
+def payload_reading(items: Sequence[Payload], label: str = "") -> str | None:
+    """The answer reading the payloads were read in: their ``parser_mode`` (``robust`` or ``official``).
+
+    It decides the invalid-answer policy of a metric that has an official one (:func:`temporal_tasks.scoring.metrics.
+    policy`), never the environment at scoring time. A payload without the field (older samples files; payloads
+    without a text answer to read, e.g. log-likelihood scores) has no say; None when no payload records a mode
+    (scored as ``robust``, the default mode). Payloads read in different modes are an error: a list of payloads
+    is one run's answers, read one way.
+    """
+    modes = {p.get("parser_mode") for p in items}
+    modes.discard(None)
+    if len(modes) > 1 or not modes <= {"robust", "official"}:
+        raise ValueError(
+            f"{label or 'scoring'}: the answers were read in parser modes {sorted(map(str, modes))}; one list of "
+            "payloads must be read in one mode, robust or official (they come from different runs or settings). "
+            "Score each run's samples on their own, or re-read them in one mode: temporal-tasks rescore --parser "
+            "robust|official."
+        )
+    return modes.pop() if modes else None
+
+
 def majority(readings: Sequence[Any]) -> Any:
     """The reading most of ``readings`` agree on; ``None`` (unreadable) on a tie for the most votes."""
     top = Counter(readings).most_common(2)
@@ -71,7 +92,8 @@ def repeat_flags(payload: Payload) -> list[int]:
 @dataclass
 class Columns:
     """Every payload's group and role (codes into ``group_names`` / ``role_names``), expected group size and
-    :func:`row_flags`; with ``--repeats k``, ``readings``: per payload its k readings' flags and the majority's."""
+    :func:`row_flags`; with ``--repeats k``, ``readings``: per payload its k readings' flags and the majority's;
+    ``reading``: the parser mode they were read in (:func:`payload_reading`)."""
 
     group: np.ndarray
     role: np.ndarray
@@ -80,6 +102,7 @@ class Columns:
     readings: np.ndarray | None
     group_names: list[str]
     role_names: list[str]
+    reading: str | None = None
 
     @classmethod
     def read(cls, items: Sequence[Payload], label: str, answers: bool = True) -> Columns:
@@ -101,7 +124,8 @@ class Columns:
                 )
             if counts.pop() > 1:
                 readings = np.array(per, dtype=np.int64)
-        return cls(group, role, size, flags, readings, list(groups), list(roles))
+        reading = payload_reading(items, label) if answers else None
+        return cls(group, role, size, flags, readings, list(groups), list(roles), reading)
 
 
 @dataclass
@@ -112,7 +136,8 @@ class PayloadTable:
     ``complete``), ``role`` (a code into ``role_names``), and ``(rows, w)`` arrays ``correct``, ``invalid``: one
     column per reading (w = 1; with ``--repeats k``, w = k + 1: each repeat's reading, then the majority's).
     ``reading_flags``: (rows, k) flags of each answer. ``complete``: per group, whether every expected member is
-    here. Group order carries no meaning: metrics are sums over groups.
+    here. ``reading``: the parser mode the payloads were read in (:func:`payload_reading`). Group order carries no
+    meaning: metrics are sums over groups.
     """
 
     items: Sequence[Payload]
@@ -127,6 +152,7 @@ class PayloadTable:
     role_names: list[str]
     duplicates: int
     parser_errors: int
+    reading: str | None
 
     @property
     def repeats(self) -> int:
@@ -154,7 +180,7 @@ class PayloadTable:
         return cls(
             items, keep, group, columns.role[rows], (each & CORRECT) != 0, (each & INVALID) != 0, readings, complete,
             [columns.group_names[g] for g in groups.tolist()], columns.role_names, len(at) - len(keep),
-            int((columns.flags[at] >> ERRORS_SHIFT).sum()),
+            int((columns.flags[at] >> ERRORS_SHIFT).sum()), columns.reading,
         )  # fmt: skip
 
     def values(self, field: str, default: Any = None) -> list:

@@ -10,7 +10,6 @@ still runs), any other problem is an error that names its file and makes the exi
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -19,8 +18,10 @@ from pathlib import Path
 
 from temporal_tasks.api.contracts import Part
 from temporal_tasks.api.registry import get, registered
+from temporal_tasks.base import settings
 from temporal_tasks.base.log import logger
-from temporal_tasks.data.sources import ENV_DATA_DIR, BenchmarkData, hf_repo
+from temporal_tasks.base.settings import ENV_DATA_DIR
+from temporal_tasks.data.sources import BenchmarkData, hf_repo
 from temporal_tasks.video import decode_check
 
 SAMPLE = 3  # videos decoded per part
@@ -51,9 +52,9 @@ class Report:
 
 def locate(name: str) -> tuple[BenchmarkData | None, str]:
     """The copy to check (never downloads): the offline folder, else the HF cache's snapshot; or why absent."""
-    env = os.environ.get(ENV_DATA_DIR)
-    if env:
-        root = Path(env).expanduser().resolve() / name
+    folder = settings.data_dir()
+    if folder is not None:
+        root = folder.resolve() / name
         if not root.is_dir():
             return None, f"no folder {root}"
         return BenchmarkData(name, root, offline=True), ""

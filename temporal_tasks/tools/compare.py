@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 
 from temporal_tasks.base.errors import DataError
-from temporal_tasks.harness.provenance import differences
 from temporal_tasks.harness.task_configs import resolve_function, task_config
 from temporal_tasks.scoring.aggregations import Aggregation
 from temporal_tasks.scoring.bootstrap import stratified_percent
-from temporal_tasks.tools.rescore import parser_env, select_samples, task_items
+from temporal_tasks.tools.provenance import differences
+from temporal_tasks.tools.rescore import select_samples, task_items
 from temporal_tasks.tools.samples import scorable_lines
 
 ITERATIONS = 2000
@@ -170,17 +170,16 @@ def compare_runs(
                 notes.append(f"{task}: compared with --force although {'; '.join(diffs)}")
         else:
             notes.append(f"{task}: a results JSON with provenance is missing beside the samples; not checked")
-        items_b, mode_b = task_items(task, lines_b)
-        items_n, mode_n = task_items(task, lines_n)
+        items_b, _mode_b = task_items(task, lines_b)
+        items_n, _mode_n = task_items(task, lines_n)
         for key, aggregate, outcomes in comparable_metrics(task, categories):
             if not items_b[key] or not items_n[key]:
                 continue
-            with parser_env(mode_b):
-                ob = outcomes(items_b[key])
-                _check(task, key, "BASE", ob.value(), aggregate(items_b[key]))
-            with parser_env(mode_n):
-                on = outcomes(items_n[key])
-                _check(task, key, "NEW", on.value(), aggregate(items_n[key]))
+            # each run's payloads carry the reading they were read in: the aggregations follow it
+            ob = outcomes(items_b[key])
+            _check(task, key, "BASE", ob.value(), aggregate(items_b[key]))
+            on = outcomes(items_n[key])
+            _check(task, key, "NEW", on.value(), aggregate(items_n[key]))
             row_n = {gid: i for i, gid in enumerate(on.ids)}
             common = [(i, row_n[g]) for i, g in enumerate(ob.ids) if g in row_n]
             if not common:

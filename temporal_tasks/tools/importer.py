@@ -25,7 +25,6 @@ import csv
 import hashlib
 import io
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -35,6 +34,7 @@ from typing import Any
 
 from temporal_tasks.api.contracts import Answer, FileImport, SourceFile
 from temporal_tasks.api.registry import Benchmark, registered
+from temporal_tasks.base import settings
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.base.files import write_jsonl
 from temporal_tasks.harness.task_configs import our_tasks
@@ -311,9 +311,7 @@ def score_command(
         "--tasks", ",".join(record["tasks"]), "--batch_size", "1", "--output_path", str(results), "--log_samples",
         *extra_args,
     ]  # fmt: skip
-    env = dict(os.environ)
-    if parser:
-        env["TEMPORAL_TASKS_PARSER"] = parser
+    env = settings.child_environment({settings.ENV_PARSER: parser} if parser else None)
     return cmd, env, results
 
 

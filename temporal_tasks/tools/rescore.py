@@ -4,7 +4,9 @@ Each sample line holds the payload our ``process_results`` returned (gold, parse
 once, ``same_as`` references under the other metric keys it fed, and the raw answer as lmms-eval's
 ``filtered_resps`` (:mod:`temporal_tasks.tools.samples`). Rescoring re-parses the raw answer (in the recorded
 parser mode, or the one asked for) and runs the very aggregation functions the task YAML names, so a
-rescore reproduces the run exactly. Samples of a ``--predict_only`` run are rebuilt from the task's data
+rescore reproduces the run exactly. The aggregations follow the mode the payloads were re-read in (their
+``parser_mode``), not the environment; a payload of an older samples file that records none is re-read as
+``robust``, the default mode. Samples of a ``--predict_only`` run are rebuilt from the task's data
 first. The result keeps each task's provenance record and adds ``rescored`` (the reading it used).
 """
 
@@ -12,9 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Callable, Iterable
-from contextlib import contextmanager
 from pathlib import Path
 
 from temporal_tasks.base.errors import DataError
@@ -107,23 +107,6 @@ def reparse(payload: dict, mode: str | None, answers: list[str] | None = None) -
     return out
 
 
-@contextmanager
-def parser_env(mode: str | None):
-    """Set ``TEMPORAL_TASKS_PARSER`` inside the block: some aggregations follow the parser mode."""
-    # Some aggregations follow the parser mode (e.g. the official rule drops unreadable pairs).
-    old = os.environ.get("TEMPORAL_TASKS_PARSER")
-    if mode:
-        os.environ["TEMPORAL_TASKS_PARSER"] = mode
-    try:
-        yield
-    finally:
-        if mode:
-            if old is None:
-                os.environ.pop("TEMPORAL_TASKS_PARSER", None)
-            else:
-                os.environ["TEMPORAL_TASKS_PARSER"] = old
-
-
 def _effective_mode(payloads: list[dict], mode: str | None) -> str | None:
     recorded = {p.get("parser_mode") for p in payloads}
     recorded.discard(None)
@@ -151,13 +134,12 @@ def task_items(task: str, lines: list[dict], mode: str | None = None) -> tuple[d
 
 
 def rescore_task(task: str, lines: list[dict], mode: str | None = None) -> dict[str, float]:
-    """Every metric of ``task`` from its sample lines."""
-    items, effective = task_items(task, lines, mode)
+    """Every metric of ``task`` from its sample lines (the aggregations read the mode of the re-read payloads)."""
+    items, _mode = task_items(task, lines, mode)
     out = {}
-    with parser_env(effective):
-        for key, fn, _hib in task_metrics(task):
-            if items[key]:  # lmms-eval reports no row for a key no question returned
-                out[key] = float(fn(items[key]))
+    for key, fn, _hib in task_metrics(task):
+        if items[key]:  # lmms-eval reports no row for a key no question returned
+            out[key] = float(fn(items[key]))
     return out
 
 

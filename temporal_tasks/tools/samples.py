@@ -13,15 +13,17 @@ run saw (its provenance record, and each line's target and prompt).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from temporal_tasks.base.errors import DataError
-from temporal_tasks.harness.provenance import data_record, from_results
+from temporal_tasks.harness.provenance import data_record
 from temporal_tasks.harness.task_configs import resolve_function, task_config
 from temporal_tasks.harness.task_docs import task_docs
 from temporal_tasks.scoring.payloads import SAME_AS
+from temporal_tasks.tools.provenance import from_results
 from temporal_tasks.tools.runs import read_samples
 
 
@@ -83,9 +85,13 @@ def run_provenance(samples: Path, task: str) -> dict | None:
     return from_results(data).get(task)
 
 
-def docs_of_task(task: str) -> list[dict]:
-    """The docs of ``task`` as its ``process_docs`` builds them (no video built: :mod:`~.harness.task_docs`)."""
-    return task_docs(resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs"), task)
+def docs_of_task(
+    task: str, data_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None
+) -> list[dict]:
+    """The docs of ``task`` as its ``process_docs`` builds them (no video built:
+    :mod:`temporal_tasks.harness.task_docs`), from the data and cache folders given (default: the settings')."""
+    process_docs = resolve_function(task_config(task).get("process_docs"), f"{task}'s process_docs")
+    return task_docs(process_docs, task, data_dir, cache_dir)
 
 
 def rebuild_lines(task: str, lines: list[dict], where: Path, provenance: dict | None) -> list[dict]:

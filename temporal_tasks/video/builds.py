@@ -16,6 +16,7 @@ from pathlib import Path
 
 from temporal_tasks.base.errors import DataError, exit_run
 from temporal_tasks.base.log import logger
+from temporal_tasks.compat.run_context import launcher
 from temporal_tasks.video.cache import FileBuild, build_once
 
 __all__ = ["BackgroundBuilds", "build_workers"]
@@ -27,11 +28,7 @@ def build_workers() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    try:
-        local = int(os.environ.get("LOCAL_WORLD_SIZE", "") or 1)
-    except ValueError:
-        local = 1
-    return max(1, cores // max(1, local))
+    return max(1, cores // launcher().local_world_size)
 
 
 class _Job:

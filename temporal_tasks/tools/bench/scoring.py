@@ -14,7 +14,7 @@ import tracemalloc
 
 import numpy as np
 
-from temporal_tasks.answers.parsing import option
+from temporal_tasks.answers.options import option
 from temporal_tasks.benchmarks.temporalbench import tasks as temporalbench
 from temporal_tasks.benchmarks.temporalbench.fixture_full import OFFICIAL_CATEGORIES, OFFICIAL_SOURCES
 from temporal_tasks.benchmarks.temporalbench.loader import PARSER

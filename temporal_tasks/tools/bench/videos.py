@@ -4,7 +4,6 @@ per-question overhead, and a Vinoground run with an empty cache against the same
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -17,8 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from temporal_tasks import video
+from temporal_tasks.base import settings
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
 from temporal_tasks.benchmarks.vinoground import tasks as vg
+from temporal_tasks.data.sources import benchmark_data
 from temporal_tasks.harness import doc_hooks
 
 NUM_FRAMES = 32
@@ -129,26 +130,22 @@ def bench_overhead(pairs: list, work: Path) -> dict:
                          "question": f"Does the square move {'right' if q == 0 else 'left'}?",
                          "answer": ("yes", "no", "no", "yes")[role], "type": "yes_no"})  # fmt: skip
     (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    old = os.environ.get("TEMPORAL_TASKS_DATA_DIR")
-    os.environ["TEMPORAL_TASKS_DATA_DIR"] = str(work / "data")
-    try:
-        timeblind.load_docs()  # warm: imports, file-system cache
-        repeat = 20
-        load = _median_time(timeblind.load_docs, 5)
-        docs = timeblind.load_docs()
 
-        def per_question() -> None:
-            for doc in docs:
-                doc_hooks.doc_to_text(doc)
-                doc_hooks.doc_to_visual(doc)
-                timeblind.process_results(doc, ["The answer is Yes."])
+    def load_docs() -> list[dict]:
+        return timeblind.load_docs(benchmark_data("timeblind", root=work / "data"))
 
-        ours = load / len(docs) + _median_time(per_question, repeat) / len(docs)
-    finally:
-        if old is None:
-            os.environ.pop("TEMPORAL_TASKS_DATA_DIR", None)
-        else:
-            os.environ["TEMPORAL_TASKS_DATA_DIR"] = old
+    load_docs()  # warm: imports, file-system cache
+    repeat = 20
+    load = _median_time(load_docs, 5)
+    docs = load_docs()
+
+    def per_question() -> None:
+        for doc in docs:
+            doc_hooks.doc_to_text(doc)
+            doc_hooks.doc_to_visual(doc)
+            timeblind.process_results(doc, ["The answer is Yes."])
+
+    ours = load / len(docs) + _median_time(per_question, repeat) / len(docs)
     decode = statistics.median(_timed(lambda d=d: read_video(d["videos"][0], num_frm=8)) for d in docs[:8])
     return {"per_question_ms": 1000 * ours, "dummy_decode_8_frames_ms": 1000 * decode,
             "overhead_fraction": ours / decode}  # fmt: skip
@@ -235,9 +232,11 @@ def bench_vinoground_cold_warm(
     responses = work / "responses.jsonl"
     responses.write_text("".join(json.dumps({"question_id": q, "response": "A"}) + "\n" for q in qids))
     cache = work / "cache"
-    env = dict(os.environ, TEMPORAL_TASKS_DATA_DIR=str(data), TEMPORAL_TASKS_CACHE_DIR=str(cache),
-               HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")  # fmt: skip
-    env.pop("TEMPORAL_TASKS_NUM_FRAMES", None)  # N follows the model's frame argument
+    env = settings.child_environment({
+        settings.ENV_DATA_DIR: str(data), settings.ENV_CACHE_DIR: str(cache), "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+        settings.ENV_NUM_FRAMES: None,  # N follows the model's frame argument
+    })  # fmt: skip
     # visuals=true: the replay model reads each visual as a GPU model would, so the paired videos are built for it
     # (plain replay reads none and gets none built), whatever --latency-ms is
     model_args = (

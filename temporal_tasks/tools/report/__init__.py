@@ -24,8 +24,15 @@ from temporal_tasks.tools.report.layout import (
     metric_label,
     metric_labels,
 )
-from temporal_tasks.tools.report.references import Reference, load_references, reference_paths
-from temporal_tasks.tools.report.results import Run, Value, find_results, load_run, model_label, parse_task_metrics
+from temporal_tasks.tools.report.references import Reference, load_references, reference_files
+from temporal_tasks.tools.report.results import (
+    RunResults,
+    Value,
+    find_results,
+    load_run,
+    model_label,
+    parse_task_metrics,
+)
 from temporal_tasks.tools.report.summary import provenance_lines, summary_rows, summary_table
 from temporal_tasks.tools.report.tables import fmt_value
 
@@ -35,7 +42,7 @@ __all__ = [
     "SHORTCUT_LABELS",
     "BenchmarkLayout",
     "Reference",
-    "Run",
+    "RunResults",
     "Value",
     "add_report_parser",
     "add_summary_parser",
@@ -52,7 +59,7 @@ __all__ = [
     "model_label",
     "parse_task_metrics",
     "provenance_lines",
-    "reference_paths",
+    "reference_files",
     "summary_rows",
     "summary_table",
     "write_report",

@@ -10,14 +10,14 @@ from typing import Any
 from temporal_tasks.base.log import logger
 from temporal_tasks.tools.report.charts import category_chart, have_matplotlib, headline_chart
 from temporal_tasks.tools.report.references import Reference, load_references
-from temporal_tasks.tools.report.results import Run, disambiguate, find_results, load_run
+from temporal_tasks.tools.report.results import RunResults, disambiguate, find_results, load_run
 from temporal_tasks.tools.report.sections import build_views
 from temporal_tasks.tools.report.summary import summary_table
 from temporal_tasks.tools.report.tables import render_markdown, write_csv
 
 
 def write_report(
-    runs: list[Run], out: str | Path, references: list[Reference] | None = None, charts: bool = True
+    runs: list[RunResults], out: str | Path, references: list[Reference] | None = None, charts: bool = True
 ) -> list[Path]:
     """Write ``report.md``, ``report.csv`` and the PNG charts into ``out``; return the written paths."""
     out = Path(out)

@@ -37,9 +37,10 @@ class Reference:
         return self.display or self.model
 
 
-def reference_paths() -> list[Path]:
-    """The packaged reference files: one per registered benchmark that declares one, in registry order."""
-    return [spec.resource(spec.references) for spec in registered().values() if spec.references]
+def reference_files() -> list[tuple[Path, Benchmark]]:
+    """The packaged reference files and their benchmarks: one per registered benchmark that declares one, in
+    registry order."""
+    return [(spec.resource(spec.references), spec) for spec in registered().values() if spec.references]
 
 
 def load_references(path: str | Path | None = None) -> list[Reference]:
@@ -47,10 +48,7 @@ def load_references(path: str | Path | None = None) -> list[Reference]:
 
     ``path``: one reference file to read instead of the packaged ones (every benchmark's, in registry order).
     """
-    if path is not None:
-        files: list[tuple[Path, Benchmark | None]] = [(Path(path), None)]
-    else:
-        files = [(spec.resource(spec.references), spec) for spec in registered().values() if spec.references]
+    files: list[tuple[Path, Benchmark | None]] = [(Path(path), None)] if path is not None else [*reference_files()]
     merged: dict[tuple, Reference] = {}
     for file, spec in files:
         for entry in json.loads(file.read_text(encoding="utf-8"))["entries"]:

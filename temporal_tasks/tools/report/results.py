@@ -1,4 +1,4 @@
-"""Reading lmms-eval results files into :class:`Run` objects (metric values with their CIs)."""
+"""Reading lmms-eval results files into :class:`RunResults` objects (metric values with their CIs)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from temporal_tasks.base.log import warn_once
-from temporal_tasks.harness.provenance import from_results
+from temporal_tasks.tools.provenance import from_results
 from temporal_tasks.tools.runs import runs_in_folders
 
 CI_SUFFIXES = ("_ci_low", "_ci_high")
@@ -33,8 +33,9 @@ class Value:
 
 
 @dataclass
-class Run:
-    """One lmms-eval results file."""
+class RunResults:
+    """One lmms-eval results file, read: its model, metric values and provenance (the files a run wrote, found on
+    disk: :class:`temporal_tasks.tools.runs.Run`)."""
 
     path: Path
     label: str
@@ -135,7 +136,7 @@ def model_label(data: dict[str, Any], path: Path) -> str:
     return path.stem
 
 
-def load_run(path: str | Path) -> Run:
+def load_run(path: str | Path) -> RunResults:
     """Read one lmms-eval ``*_results.json``."""
     path = Path(path)
     try:
@@ -152,7 +153,7 @@ def load_run(path: str | Path) -> Run:
             if metrics:  # group headers without aggregates carry only an alias
                 results[task] = metrics
     cfg = data.get("config") or {}
-    return Run(
+    return RunResults(
         path=path,
         label=model_label(data, path),
         model=str(cfg.get("model") or ""),
@@ -187,7 +188,7 @@ def find_results(inputs: Iterable[str | Path], run: str | None = None, notes: li
     return found
 
 
-def disambiguate(runs: list[Run]) -> None:
+def disambiguate(runs: list[RunResults]) -> None:
     """Make the run labels unique, in place."""
 
     # Same model twice (e.g. two settings): add the run date, then the folder, then a counter.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from temporal_tasks.tools.report.layout import BenchmarkLayout, benchmark_of, benchmarks, classify, ordered
 from temporal_tasks.tools.report.references import Reference
-from temporal_tasks.tools.report.results import Run, Value
+from temporal_tasks.tools.report.results import RunResults, Value
 
 
 @dataclass
@@ -42,9 +42,9 @@ class BenchmarkView:
     references: list[Reference]
 
 
-def build_views(runs: list[Run], references: list[Reference]) -> list[BenchmarkView]:
+def build_views(runs: list[RunResults], references: list[Reference]) -> list[BenchmarkView]:
     """The report's sections: registered benchmarks in registry order, then unknown tasks, sorted."""
-    by_bench: dict[str, tuple[BenchmarkLayout, dict[str, list[Run]]]] = {}
+    by_bench: dict[str, tuple[BenchmarkLayout, dict[str, list[RunResults]]]] = {}
     for run in runs:
         for task in run.results:
             spec = benchmark_of(task)

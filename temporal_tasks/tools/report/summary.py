@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from temporal_tasks.harness.provenance import describe
 from temporal_tasks.scoring.metrics import complete_groups
+from temporal_tasks.tools.provenance import describe
 from temporal_tasks.tools.report.layout import benchmark_of, benchmarks, metric_label, ordered
-from temporal_tasks.tools.report.results import Run, Value, disambiguate, find_results, load_run
+from temporal_tasks.tools.report.results import RunResults, Value, disambiguate, find_results, load_run
 from temporal_tasks.tools.report.tables import fmt_value, md_table
 from temporal_tasks.tools.runs import read_samples
 from temporal_tasks.tools.samples import fed_keys, line_payload
@@ -29,7 +29,7 @@ def _scored_groups(results_path: Path, task: str, metric: str) -> int | None:
     return complete_groups(payloads) if payloads else None
 
 
-def summary_rows(runs: list[Run]) -> tuple[list[str], list[list[str]]]:
+def summary_rows(runs: list[RunResults]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the one-screen summary: per run and task, its headline metric with the 95% CI,
     the other headline metrics, ``invalid_rate``, questions scored and complete groups scored."""
     header = ["Task", "headline", "value [95% CI]", "other headline metrics", "invalid_rate", "questions", "groups"]
@@ -71,7 +71,7 @@ def summary_table(results: Iterable[str | Path], run: str | None = None) -> str:
     return "\n".join(md_table(header, rows) + note + provenance_lines(runs))
 
 
-def provenance_lines(runs: list[Run]) -> list[str]:
+def provenance_lines(runs: list[RunResults]) -> list[str]:
     """One line per run and task: what produced the numbers (reading, N and its source, data, seed, cut)."""
     lines = []
     for run in runs:

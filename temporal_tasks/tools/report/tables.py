@@ -6,10 +6,10 @@ import csv
 import math
 from pathlib import Path
 
-from temporal_tasks.harness.provenance import describe
+from temporal_tasks.tools.provenance import describe
 from temporal_tasks.tools.report.layout import SHORTCUT_LABELS
 from temporal_tasks.tools.report.references import Reference
-from temporal_tasks.tools.report.results import Run, Value, finite
+from temporal_tasks.tools.report.results import RunResults, Value, finite
 from temporal_tasks.tools.report.sections import BenchmarkView
 
 
@@ -36,7 +36,7 @@ def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def _run_line(run: Run) -> list[str]:
+def _run_line(run: RunResults) -> list[str]:
     counts = []
     for task, c in sorted(run.n_samples.items()):
         if isinstance(c, dict):
@@ -105,7 +105,7 @@ def _shortcut_table(view: BenchmarkView) -> list[str]:
     return md + md_table(["Model", "Input", *cols], rows) + [""]
 
 
-def render_markdown(runs: list[Run], views: list[BenchmarkView], charts: dict[tuple, Path]) -> str:
+def render_markdown(runs: list[RunResults], views: list[BenchmarkView], charts: dict[tuple, Path]) -> str:
     """``report.md``: the runs, then per benchmark its chart, shortcut table and per-task tables.
 
     ``charts``: the PNG of each ``(section, "headline")`` and ``(section, task, family)`` that has one.

@@ -13,18 +13,17 @@ from dataclasses import asdict
 from pathlib import Path
 
 from temporal_tasks.data.sources import DataError
-from temporal_tasks.harness.provenance import describe, differences
 from temporal_tasks.harness.task_configs import our_tasks
 from temporal_tasks.tools.compare import compare_runs
+from temporal_tasks.tools.provenance import describe, differences
 from temporal_tasks.tools.report.layout import benchmark_of, benchmarks, ordered
-from temporal_tasks.tools.report.results import Run as ResultsRun
-from temporal_tasks.tools.report.results import load_run
+from temporal_tasks.tools.report.results import RunResults, load_run
 from temporal_tasks.tools.rescore import select_samples
 from temporal_tasks.tools.runs import Run
 from temporal_tasks.tools.view.extract import number, results_part, task_groups
 
 
-def _select(path: str | Path, wanted: str | None) -> tuple[Run, dict[str, Path], ResultsRun | None, str]:
+def _select(path: str | Path, wanted: str | None) -> tuple[Run, dict[str, Path], RunResults | None, str]:
     files, chosen, note = select_samples([path], wanted)
     results = load_run(chosen.results) if chosen.results is not None else None
     return chosen, files, results, note

@@ -18,8 +18,8 @@ from temporal_tasks.answers.answer_text import explicit_answer
 from temporal_tasks.api.registry import of_task
 from temporal_tasks.tools.compare import comparable_metrics
 from temporal_tasks.tools.report.layout import benchmark_of, classify, metric_label
-from temporal_tasks.tools.report.results import Run as ResultsRun
-from temporal_tasks.tools.rescore import parser_env, task_items
+from temporal_tasks.tools.report.results import RunResults
+from temporal_tasks.tools.rescore import task_items
 from temporal_tasks.tools.samples import line_payload, scorable_lines
 from temporal_tasks.tools.view.charts import category_charts
 from temporal_tasks.tools.view.shapes import group_shape, member_flags
@@ -102,7 +102,7 @@ def _categories(task: str, values: dict) -> dict[str, list[list]]:
     return families
 
 
-def results_part(task: str, results: ResultsRun | None) -> dict:
+def results_part(task: str, results: RunResults | None) -> dict:
     """Headline values with their CIs, category values with CIs (and their SVG charts), diagnostics, provenance."""
     values = results.results.get(task, {}) if results is not None else {}
     cats = _categories(task, values)
@@ -154,8 +154,7 @@ def task_groups(task: str, file: Path, prompts: dict[str, int]) -> dict:
     metric, outcomes = primary_metric(task, items)
     scored: dict[str, bool] = {}
     if outcomes is not None:
-        with parser_env(mode):
-            got = outcomes(items[metric])
+        got = outcomes(items[metric])  # in the reading the payloads carry
         scored = {str(g): int(c[0]) == int(c[1]) for g, c in zip(got.ids, got.counts.tolist(), strict=True)}
     spec = of_task(task)
     shaper = spec.hook("view") if spec is not None and spec.view else None

@@ -1,44 +1,17 @@
-"""The self-contained HTML page: styles, script and data inline; no external resource of any kind."""
+"""The self-contained HTML page: styles, script and data inline; no external resource of any kind.
+
+The script and the styles are package data beside this module (``viewer.js``, ``viewer.css``), so that linters and
+browser tools see them as what they are.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 from html import escape
+from importlib import resources
 from pathlib import Path
 from typing import Any
-
-from temporal_tasks.tools.view.static_js import SCRIPT
-
-STYLE = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5em 2em; color: #222; }
-h1 { font-size: 1.3em; margin: .6em 0 .2em; } h2 { font-size: 1.1em; margin: 1em 0 .3em; }
-table { border-collapse: collapse; } td, th { padding: 2px 8px; border-bottom: 1px solid #ddd; vertical-align: top; }
-th { text-align: left; background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.note { color: #666; font-size: .9em; } #notes li { color: #a60; }
-#controls { position: sticky; top: 0; background: #fff; padding: .5em 0; border-bottom: 1px solid #ccc; z-index: 1; }
-#controls label { margin-right: .8em; white-space: nowrap; } #search { width: 18em; }
-.chartbox { display: inline-block; vertical-align: top; margin-right: 2em; }
-.chart text { font-size: 11px; fill: #333; } .chart .chart-title { font-weight: 600; }
-.chart .bar { fill: #5b8def; } .chart .ci { stroke: #222; stroke-width: 1.2; } .chart .tick { stroke: #ddd; }
-.group { border: 1px solid #ddd; border-radius: 4px; margin: 4px 0; padding: 2px 6px; }
-.group.selected { border-color: #d60; box-shadow: 0 0 0 2px #fc8; }
-.group summary { cursor: pointer; } .gid { font-family: monospace; margin-right: .6em; }
-.badge { border-radius: 3px; padding: 0 5px; margin-right: .4em; font-size: .85em; color: #fff; }
-.badge.right { background: #2a7; } .badge.failed { background: #c33; }
-.badge.unscored, .badge.absent { background: #999; }
-.shape { font-style: italic; margin-right: .6em; } .cats { color: #666; font-size: .85em; }
-.members { width: 100%; margin: 4px 0; } .members td.prompt { max-width: 28em; white-space: pre-wrap; }
-td.run.ok { background: #eef9f1; } td.run.bad { background: #fdeeee; }
-.answer pre { white-space: pre-wrap; margin: 0; font: 13px/1.35 ui-monospace, monospace; max-width: 40em; }
-.reasoning summary { color: #666; font-size: .85em; } .reasoning pre { color: #666; max-height: 20em; overflow: auto; }
-mark { background: #ffe066; } .empty { color: #999; } .readings { font-size: .85em; color: #444; }
-.flag { display: inline-block; font-size: .75em; background: #fd8; border-radius: 3px; padding: 0 4px;
-  margin: 2px 3px 0 0; }
-#refused[data-refused=true] { color: #b00; font-weight: 600; }
-#pager { margin: .6em 0; }
-.thumbs .strip { margin-top: 3px; white-space: nowrap; } .thumbs img { height: 48px; margin-right: 2px; }
-"""
 
 BODY = """
 <h1>temporal-tasks run viewer</h1>
@@ -95,6 +68,11 @@ def data_block(data: dict) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def asset(name: str) -> str:
+    """The text of one of the viewer's files shipped beside this module (``viewer.js``, ``viewer.css``)."""
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
 def render(data: dict) -> str:
     """The whole page."""
     title = "temporal-tasks view: " + " vs ".join(r["label"] for r in data["runs"])
@@ -103,9 +81,9 @@ def render(data: dict) -> str:
         # an empty inline icon: the browser does not go looking for /favicon.ico
         '<link rel="icon" href="data:,">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{BODY}"
+        f"<title>{escape(title)}</title><style>\n{asset('viewer.css')}</style></head><body>{BODY}"
         f'<script type="application/json" id="view-data">{data_block(data)}</script>'
-        f"<script>{SCRIPT}</script></body></html>\n"
+        f"<script>\n{asset('viewer.js')}</script></body></html>\n"
     )
 
 

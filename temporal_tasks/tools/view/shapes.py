@@ -57,8 +57,3 @@ def group_shape(members: Sequence[dict], hook: Callable[[Sequence[dict]], str | 
         return "unreadable answer"
     shape = hook(members) if hook is not None else None
     return shape or generic_shape(members)
-
-
-def by_role(members: Sequence[dict]) -> dict[str, dict]:
-    """``{role: member}`` (for hooks that read a group's fixed roles)."""
-    return {str(m.get("role")): m for m in members}

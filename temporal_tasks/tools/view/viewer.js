@@ -1,13 +1,10 @@
-"""The viewer's script (inline in the page; no library, no network). It reads the JSON data block, keeps the view
-state in the URL fragment (``#task=…&filter=failed,disagree&category=speed&q=…&page=2&group=…``) and renders one
-page of groups at a time, so a run of 10,000 questions opens and filters without freezing the browser.
-
-Every value a test checks is rendered into an element with a stable id or ``data-`` attribute (see the README).
-Text from the run is always set with ``textContent`` (never parsed as HTML); only our own SVG charts are inserted
-as markup.
-"""
-
-SCRIPT = r"""
+// The viewer's script, inlined into the page by temporal_tasks/tools/view/page.py (no library, no network).
+// It reads the JSON data block, keeps the view state in the URL fragment
+// (#task=…&filter=failed,disagree&category=speed&q=…&page=2&group=…) and renders one page of groups at a time,
+// so a run of 10,000 questions opens and filters without freezing the browser.
+// Every value a test checks is rendered into an element with a stable id or data- attribute (see the README).
+// Text from the run is always set with textContent (never parsed as HTML); only our own SVG charts are inserted
+// as markup.
 (function () {
   "use strict";
   var started = performance.now();
@@ -378,4 +375,3 @@ SCRIPT = r"""
   }
   init();
 })();
-"""
