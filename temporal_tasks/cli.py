@@ -176,7 +176,7 @@ def _cmd_prebuild(args: argparse.Namespace) -> int:
 
     for name in args.benchmark or _prebuildable():
         spec = get(name)
-        paths = spec.hook("prebuild")(args.num_frames)
+        paths = spec.required_hook("prebuild")(args.num_frames)
         print(f"{spec.title}: {len(paths)} prebuilt files ready")
     return 0
 

@@ -29,11 +29,10 @@ def official_first_char(letters: str = "AB") -> OfficialFn:
 def first_response(value: object) -> tuple[str | None, bool]:
     """A response as the official scorers read it (a list gives its first element): ``(text or None, was a list)``."""
     was_list = isinstance(value, list)
-    if was_list:
+    if isinstance(value, list):
         value = value[0] if value else None
-    if value is not None and not isinstance(value, str):
-        value = str(value)
-    return value, was_list
+    text = value if value is None or isinstance(value, str) else str(value)
+    return text, was_list
 
 
 def finite_or_none(value: Any) -> float | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from temporal_tasks.answers.answer_text import words
+from temporal_tasks.api.contracts import Option
 
 __all__ = [
     "NO_OPTIONS",
@@ -50,7 +51,7 @@ def _digest(ws: Sequence[str]) -> str:
     return hashlib.blake2b(" ".join(ws).encode("utf-8"), digest_size=8).hexdigest()
 
 
-def option(label: str, text: str = "", names: Sequence[str] = ()) -> dict:
+def option(label: str, text: str = "", names: Sequence[str] = ()) -> Option:
     """One option in the docs' schema: ``{"label", "text", "names"}`` (JSON-able, the same keys for every doc)."""
     return {"label": str(label), "text": str(text or ""), "names": [str(n) for n in names]}
 
@@ -130,7 +131,7 @@ def single_option(found: dict[str, list[tuple[int, int]]]) -> str | None:
 _LINE_OPTION = re.compile(r"(?m)^[ \t]*([A-Z])[.)][ \t]+(\S.*?)[ \t]*$")
 
 
-def line_options(question: str, letters: str = "AB") -> list[dict] | None:
+def line_options(question: str, letters: str = "AB") -> list[Option] | None:
     """Options laid out one per line as ``A. text`` / ``B. text`` (Vinoground, TemporalBench); ``None`` if absent."""
     found: dict[str, str] = {}
     for m in _LINE_OPTION.finditer(question):

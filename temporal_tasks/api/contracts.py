@@ -255,7 +255,9 @@ def check_hooks(spec: Any) -> None:
     """Every hook ``spec`` declares resolves and takes the arguments its contract passes; its ``parsers`` module and
     ``Custom`` metric functions resolve, its ``references`` file exists. A ``ValueError`` names the first that does
     not (a typo stops at registration, not in the middle of a command)."""
-    refs = [(name, getattr(spec, name), proto) for name, proto in HOOKS.items() if getattr(spec, name) is not None]
+    refs: list[tuple[str, str, type | None]] = [
+        (name, getattr(spec, name), proto) for name, proto in HOOKS.items() if getattr(spec, name) is not None
+    ]
     refs += [("parsers", spec.parsers, None)] if spec.parsers else []
     refs += [
         (f"metric {key}", value.function, None)

@@ -242,8 +242,8 @@ class Benchmark:
                 raise ValueError(f"{where}: {key} is a difference of values the list does not have.")
         for block in ml.per_category:
             for family in block.families:
-                value = ml.values.get(family)
-                if isinstance(value, Difference) and {value.minuend, value.subtrahend} - set(block.families):
+                declared = ml.values.get(family)
+                if isinstance(declared, Difference) and {declared.minuend, declared.subtrahend} - set(block.families):
                     raise ValueError(f"{where}: the per-category {family} is a difference of keys the block lacks.")
         named = {*ml.ci, *(f for block in ml.per_category for f in block.families)}
         not_metrics = sorted(n for n in ml.ci if not isinstance(ml.values.get(n), Metric))
@@ -292,7 +292,20 @@ class Benchmark:
         ref = getattr(self, name)
         return None if ref is None else self.resolve(ref)
 
+    def required_hook(self, name: str) -> Callable[..., Any]:
+        """The hook ``name`` as a callable, for a command that needs it: a ``ValueError`` when the benchmark declares
+        none (the commands offer only the benchmarks that declare it)."""
+        found = self.hook(name)
+        if found is None:
+            raise ValueError(f"{self.name}: declares no {name} hook; set {name}= in its spec to use it.")
+        return found
+
     def resource(self, filename: str) -> Path:
         """A data file shipped inside ``package`` (e.g. its reference numbers)."""
         module = importlib.import_module(self.package)
+        if module.__file__ is None:  # a namespace package: no folder of its own to ship files in
+            raise ValueError(
+                f"{self.name}: package {self.package!r} has no __init__.py, so its data files cannot be found; "
+                "add an __init__.py to it."
+            )
         return Path(module.__file__).resolve().parent / filename

@@ -8,10 +8,14 @@ environment and anything shaped like a Hugging Face token, in every log record.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from loguru import logger
 
 from temporal_tasks.base.settings import secret_values
+
+if TYPE_CHECKING:  # loguru declares its record type in its stubs only
+    from loguru import Record
 
 _HF_SHAPE = re.compile(r"\bhf_[A-Za-z0-9]{16,}\b")
 MASK = "***"
@@ -25,7 +29,7 @@ def redact(text: str) -> str:
     return _HF_SHAPE.sub(MASK, text)
 
 
-def _patch_record(record: dict) -> None:
+def _patch_record(record: Record) -> None:
     record["message"] = redact(record["message"])
 
 

@@ -190,7 +190,7 @@ def aggregating_task() -> tuple[str | None, int | None]:
     ``self.task.config.generation_kwargs``); an aggregation gets only its payloads. ``(None, None)`` when called
     from elsewhere (``rescore``, tests).
     """
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     for _ in range(8):
         if frame is None:
             break

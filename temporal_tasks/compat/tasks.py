@@ -6,6 +6,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 _TASKS_PATCHED = "_temporal_tasks_patched"
@@ -106,7 +107,7 @@ def wrap_evaluation_entry_points(
 
 
 def _inside_simple_evaluate() -> bool:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_name == "simple_evaluate" and "model_args" in frame.f_locals:
             return True

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from temporal_tasks.api.registry import get
 from temporal_tasks.base import settings
@@ -116,8 +116,14 @@ class BenchmarkData:
         if wanted:
             _fetch(self.name, wanted, self.revision)
 
+    @overload
+    def file(self, relpath: str, *, required: Literal[True] = True, hint: str = "") -> Path: ...
+
+    @overload
+    def file(self, relpath: str, *, required: bool, hint: str = "") -> Path | None: ...
+
     def file(self, relpath: str, *, required: bool = True, hint: str = "") -> Path | None:
-        """A file of the repo layout, or a clear error if it is required and missing."""
+        """A file of the repo layout, or a clear error if it is required and missing (None if it is optional)."""
         path = self.root / relpath
         if path.is_file():
             return path
@@ -188,13 +194,14 @@ def _fetch(name: str, patterns: list[str] | None, revision: str | None) -> Path:
     with _fetch_lock:
         root, done = STATE.fetched.get(name, (None, set()))
         if root is not None and done is None:
-            return root
+            return root  # the whole repo is here
+        covered = done or set()
         # A name or glob already covered by a fetched glob (e.g. short_video.zip by short_video*) is here.
-        wanted = None if patterns is None else [p for p in patterns if not any(fnmatch(p, d) for d in done)]
+        wanted = None if patterns is None else [p for p in patterns if not any(fnmatch(p, d) for d in covered)]
         if root is not None and wanted == []:
             return root
         root = _download(name, wanted, revision or (_revision(root) if root is not None else None))
-        STATE.fetched[name] = (root, None if wanted is None else {*(done or ()), *wanted})
+        STATE.fetched[name] = (root, None if wanted is None else {*covered, *wanted})
         return root
 
 
@@ -214,7 +221,7 @@ def _download(name: str, patterns: list[str] | None = None, revision: str | None
 
     logger.info(f"{name}: fetching {what} of the Hugging Face dataset {repo} (resumable)")
     try:
-        kwargs = {"revision": revision} if revision else {}
+        kwargs: dict[str, Any] = {"revision": revision} if revision else {}  # the first download pins nothing
         return Path(snapshot_download(repo_id=repo, repo_type="dataset", allow_patterns=patterns, **kwargs))
     except GatedRepoError:
         raise DataError(

@@ -78,6 +78,10 @@ def render_shim(benchmark: str) -> str:
     """The shim ``<benchmark>.py`` lm-eval's ``!function`` loads: this module, the benchmark's modules that hold
     its blind task's ``process_results``, and its aggregations by name (sorted, as ruff orders imports)."""
     spec = get(benchmark)
+    if spec.blind is None:
+        raise ValueError(
+            f"{benchmark}: declares no shortcut analyses (shortcut_main), so it has no blind task to shim."
+        )
     cfg = _config(spec.blind)
     refs = [cfg["process_results"], *(m["aggregation"] for m in cfg["metric_list"])]
     own = {ref[1].rpartition(".")[0] for ref in refs if ref[1].startswith(spec.package + ".")}

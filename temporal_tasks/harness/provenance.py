@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +84,7 @@ def videos_fingerprint(paths: Iterable[str]) -> str:
     return _sha256(sorted(parts))
 
 
-def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
+def data_record(docs: Sequence[Mapping], sources: list | None = None) -> dict:
     """The ``data`` part: where the files are (Hub commit or local folder) and the content fingerprints."""
     out: dict[str, Any] = {}
     src = (sources or [None])[-1]
@@ -105,7 +105,7 @@ def data_record(docs: list[Mapping], sources: list | None = None) -> dict:
     return out
 
 
-def frames_record(docs: list[Mapping]) -> tuple[dict, dict | None]:
+def frames_record(docs: Sequence[Mapping]) -> tuple[dict, dict | None]:
     """``(frames, paired_layout)``: N, where it comes from, and what it applies to."""
     setting = model_frame_setting()
     built = any(d.get("paired") for d in docs) or any(d.get("shortcut_frames") for d in docs)
@@ -126,7 +126,7 @@ def frames_record(docs: list[Mapping]) -> tuple[dict, dict | None]:
     return {"n": None, "source": "the model's default", "applies_to": "model"}, None
 
 
-def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
+def shortcut_record(docs: Sequence[Mapping], task: str) -> dict | None:
     """The seeded shortcut variant of the task (its seed version), or None."""
     for variant in VARIANTS:
         if task.endswith(f"_{variant}"):
@@ -136,7 +136,7 @@ def shortcut_record(docs: list[Mapping], task: str) -> dict | None:
     return None
 
 
-def build_record(task: str, docs: list[Mapping], sources: list | None = None) -> dict:
+def build_record(task: str, docs: Sequence[Mapping], sources: list | None = None) -> dict:
     """The provenance record of ``task`` run on ``docs`` (see the module docstring for the shape)."""
     frames, layout = frames_record(docs)
     imported = imported_answers(task)
@@ -190,12 +190,12 @@ def imported_provenance(record: dict, task: str | None = None) -> dict:
     }
 
 
-def _benchmark_of(docs: list[Mapping]) -> str | None:
+def _benchmark_of(docs: Sequence[Mapping]) -> str | None:
     gid = str(docs[0].get("group_id", "")) if docs else ""
     return gid.split("/", 1)[0] if "/" in gid else None
 
 
-def attach(docs: list[Mapping], sources: list | None = None) -> dict | None:
+def attach(docs: Sequence[Mapping], sources: list | None = None) -> dict | None:
     """Build the record and store it in the running task's ``metadata`` (a fresh dict: never shared between tasks).
 
     Outside an lmms-eval run (no task being built) nothing is stored and None is returned.

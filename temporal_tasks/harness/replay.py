@@ -122,7 +122,7 @@ class TemporalReplay(lmms):
         self.max_num_frames: int | None = None
         if max_num_frames not in (None, ""):
             try:
-                self.max_num_frames = int(max_num_frames)  # type: ignore[arg-type]
+                self.max_num_frames = int(max_num_frames)
             except (TypeError, ValueError):
                 exit_run(DataError(f"temporal_replay: max_num_frames={max_num_frames!r} is not a whole number."))
         if not responses:
@@ -207,7 +207,8 @@ class TemporalReplay(lmms):
 
     def generate_until(self, requests) -> list[str]:
         """Answer each request with the recorded response (empty if none)."""
-        out, missing = [""] * len(requests), []
+        out = [""] * len(requests)
+        missing: list[str] = []
         indices = list(range(len(requests)))
         if self._order == "length":  # lmms-eval's Collator: longest prompt first, ties by prompt
             indices.sort(key=lambda i: (-len(str(request_context(requests[i]))), str(request_context(requests[i]))))
@@ -246,7 +247,8 @@ class TemporalReplay(lmms):
 
     def loglikelihood(self, requests) -> list[tuple[float, bool]]:
         """Return lmms-eval's loss convention: the negative log-probability of the continuation."""
-        out, missing = [], []
+        out: list[tuple[float, bool]] = []
+        missing: list[str] = []
         for req in requests:
             _ctx, continuation, _visual, doc_id, task, split = loglikelihood_args(req)
             self._serve(req)

@@ -48,7 +48,11 @@ class _TaskLoader(yaml.SafeLoader):
     """YAML loader that keeps ``!function a.b.c`` as the tuple ``("!function", "a.b.c")``."""
 
 
-_TaskLoader.add_constructor("!function", lambda loader, node: ("!function", loader.construct_scalar(node)))
+def _function_tag(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> tuple[str, str]:
+    return ("!function", loader.construct_scalar(node))
+
+
+_TaskLoader.add_constructor("!function", _function_tag)
 
 
 def load_task_yaml(path: Path) -> dict:

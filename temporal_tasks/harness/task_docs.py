@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from temporal_tasks.base.errors import DataError, exit_run
@@ -119,7 +119,7 @@ def building_task_name() -> str:
     return task_config_name(config) if config is not None else ""
 
 
-def docs_dataset(load: Callable[[], list[dict]]):
+def docs_dataset(load: Callable[[], Sequence[Mapping[str, Any]]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
     A data problem ends the process with its message and exit status 1

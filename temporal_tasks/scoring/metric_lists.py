@@ -48,8 +48,9 @@ def entries(ml: MetricList) -> list[Entry | str]:
     for block in ml.per_category:
         out += [block.comment] if block.comment else []
         for family, category in block.pairs():
-            out.append(entry(f"{family}_{category}", family))
-            grouped += [out[-1]] if isinstance(ml.values[family], Metric) else []
+            one = entry(f"{family}_{category}", family)
+            out.append(one)
+            grouped += [one] if isinstance(ml.values[family], Metric) else []
     if ml.stability and grouped:
         out.append(STABILITY_COMMENT)
         out += [

@@ -8,7 +8,7 @@ other keys ``{"same_as": <key>}``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from temporal_tasks.answers.answer_text import truncated_thinking
@@ -24,7 +24,7 @@ from temporal_tasks.base.settings import parser_mode
 API_FAILURE_MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[LMMS_EVAL_BUDGET_EXCEEDED]")
 
 
-def _api_failed(doc: dict, answer: str) -> None:
+def _api_failed(doc: Mapping[str, Any], answer: str) -> None:
     """Warn at the 1st, 10th, 100th, … failed API answer of this evaluation (counts, without flooding the log)."""
     with lock():
         STATE.api_failures += 1
@@ -46,7 +46,7 @@ def answers(results: Sequence[Any] | None) -> str | list[str]:
     return given if len(given) > 1 else first_answer(given)
 
 
-def reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
+def reading(doc: Mapping[str, Any], answer: str, mode: str, keys: Any) -> dict:
     """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors."""
     if answer.startswith(API_FAILURE_MARKERS):
         _api_failed(doc, answer)
@@ -62,13 +62,13 @@ def reading(doc: dict, answer: str, mode: str, keys: Any) -> dict:
     }
 
 
-def question_fields(doc: dict) -> dict:
+def question_fields(doc: Mapping[str, Any]) -> dict:
     """What every payload says of its question: id, group, role, group size, categories."""
     return {"question_id": doc["question_id"], "group_id": doc["group_id"], "role": doc["role"],
             "group_size": int(doc["group_size"]), "categories": list(doc.get("categories") or [])}  # fmt: skip
 
 
-def make_payload(doc: dict, answer: Any) -> dict:
+def make_payload(doc: Mapping[str, Any], answer: Any) -> dict:
     """The per-question record every aggregation and ``rescore`` works from.
 
     It keeps both readings of the answer (``pred_robust``, ``pred_official``; ``pred`` is the one of the mode in

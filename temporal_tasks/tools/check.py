@@ -87,7 +87,7 @@ def check(benchmarks: Sequence[str] | None = None, sample: int = SAMPLE) -> list
             if named:
                 report.problems.append(f"{name}: absent ({why}), but --benchmark {name} asks for it.")
         else:
-            report.parts = [_finish(part) for part in get(name).hook("check")(data, sample)]
+            report.parts = [_finish(part) for part in get(name).required_hook("check")(data, sample)]
         reports.append(report)
     return reports
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -61,7 +61,7 @@ class Comparison:
 def comparable_metrics(task: str, categories: bool = False) -> list[tuple[str, Callable, Callable]]:
     """``(metric key, aggregation, outcomes function)`` for the metrics of ``task`` that ``compare`` tests: the group
     metrics whose aggregation gives its group outcomes (per-category keys with ``categories``)."""
-    out = []
+    out: list[tuple[str, Callable, Callable]] = []
     for m in task_config(task)["metric_list"]:
         ref = m["aggregation"]
         fn = resolve_function(ref) if isinstance(ref, tuple) and ref[0] == "!function" else None
@@ -220,7 +220,7 @@ def _p(x: float) -> str:
     return "nan" if math.isnan(x) else (f"{x:.4f}" if x >= 0.0001 else "<0.0001")
 
 
-def markdown(rows: list[Comparison], notes: list[str] = ()) -> str:
+def markdown(rows: list[Comparison], notes: Sequence[str] = ()) -> str:
     """The Markdown table of ``compare``."""
     md = [
         "| Task | Metric | BASE | NEW | NEW − BASE | 95% CI | p-value | groups |",

@@ -67,4 +67,4 @@ def export(benchmark: str, samples: Iterable[str | Path], out_dir: str | Path) -
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     answers = {task: payloads_with_docs(read_samples(file)) for task, file in _tasks_of(files, spec).items()}
-    return spec.hook("export")(answers, out)
+    return spec.required_hook("export")(answers, out)

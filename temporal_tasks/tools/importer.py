@@ -238,7 +238,7 @@ def import_answers(
     spec = available[benchmark]
     sources = [read_source(p) for p in answer_files(files)]
     ctx = Context(spec, sources)
-    read = spec.hook("importer")
+    read = spec.required_hook("importer")
     imports = []
     for src in sources:
         fi = read(src, ctx)

@@ -53,19 +53,20 @@ class Run:
         return any(f is not None and (str(f) == wanted or f.name == wanted) for f in files)
 
 
-def _add(runs: dict[tuple[Path, str], Run], file: Path) -> bool:
+def _add(runs: dict[tuple[Path, str], Run], file: Path) -> str | None:
+    """Add ``file`` to its run in ``runs``; returns the run's stamp (None: not an lmms-eval output file)."""
     folder = file.parent
     m = RESULTS_NAME.match(file.name)
     if m:
         run = runs.setdefault((folder, m["stamp"]), Run(folder, m["stamp"]))
         run.results = file
-        return True
+        return run.stamp
     m = SAMPLES_NAME.match(file.name)
     if m:
         run = runs.setdefault((folder, m["stamp"]), Run(folder, m["stamp"]))
         run.samples[m["task"]] = file
-        return True
-    return False
+        return run.stamp
+    return None
 
 
 def find_runs(paths: Iterable[str | Path]) -> list[Run]:
@@ -82,12 +83,12 @@ def find_runs(paths: Iterable[str | Path]) -> list[Run]:
                 if file.is_file():
                     _add(runs, file)
         elif path.is_file():
-            if not _add(runs, path):
+            stamp = _add(runs, path)
+            if stamp is None:
                 raise DataError(
                     f"{path}: not an lmms-eval output file (expected <stamp>_results.json or "
                     "<stamp>_samples_<task>.jsonl)."
                 )
-            stamp = (RESULTS_NAME.match(path.name) or SAMPLES_NAME.match(path.name))["stamp"]
             for sibling in path.parent.glob(f"{glob_escape(stamp)}_*.json*"):
                 if sibling.is_file():
                     _add(runs, sibling)

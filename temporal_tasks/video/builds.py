@@ -84,7 +84,7 @@ class BackgroundBuilds:
         self._workers: list[threading.Thread] = []  # those still taking jobs
         self._stopping = False
         self._failure: str | None = None
-        self._counts = {"built": 0, "cached": 0}
+        self._counts: dict[str, int] = {"built": 0, "cached": 0}
         self._waits = [0, 0.0]  # requests that waited for their video, seconds waited in all
         self._done_keys: set[Hashable] = set()
         self._started_at = 0.0
@@ -200,7 +200,7 @@ class BackgroundBuilds:
                 job.state = "running"
                 job.event.clear()
             self._run(job, wait=False)
-        if last and sum(self._counts.values()):
+        if last and sum(self._counts.values()) > 0:
             logger.info(
                 f"{self.label}: background build finished: {self._counts['built']} {self.kind}s built, "
                 f"{self._counts['cached']} already cached ({time.perf_counter() - self._started_at:.1f} s)"
@@ -253,6 +253,7 @@ class BackgroundBuilds:
                     job.state = "running"  # ours now: build it here, ahead of the queue
                     job.event.clear()
             if state == "done":
+                assert job.path is not None  # "done" is set together with the path (_run)
                 self._served(key, time.perf_counter() - start if waited else None)
                 return job.path, waited
             if state == "failed":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -27,7 +28,7 @@ def frame_rate(num_frames: int, seconds: float) -> Fraction:
     return min(max(fps, Fraction(1, 4)), Fraction(60))
 
 
-def codec() -> tuple[str, dict[str, str]]:
+def codec() -> tuple[Literal["libx264", "mpeg4"], dict[str, str]]:
     """``(codec name, encoder options)`` of built videos; the name is part of their cache keys."""
     import av
 
@@ -48,7 +49,7 @@ def encode_video(frames: Sequence[np.ndarray], fps: Fraction, path: Path) -> Non
         stream = container.add_stream(name, rate=fps)
         stream.width, stream.height = width, height
         stream.pix_fmt = "yuv420p"
-        stream.options = options
+        stream.options = {**options}  # a Stream's options are typed dict[str, object]
         for frame in frames:
             for packet in stream.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")):
                 container.mux(packet)

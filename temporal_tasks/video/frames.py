@@ -195,13 +195,15 @@ def _decode_pyav(path: Path, k: Sampling) -> Clip:
             if n >= last:
                 break
         # a header frame count can exceed what decodes: reuse the last decoded frame
-        for pos in range(n_out):
-            if frames[pos] is None:
+        decoded: list[np.ndarray] = []
+        for image in frames:
+            if image is None:
                 if seen is None:
                     raise ValueError(f"{path}: no frame could be decoded")
-                frames[pos] = seen
+                image = seen
+            decoded.append(image)
     duration = total / rate if rate > 0 else float(total)
-    return Clip(np.stack(frames), duration, tuple(idx.tolist()), total, rate)
+    return Clip(np.stack(decoded), duration, tuple(idx.tolist()), total, rate)
 
 
 # --------------------------------------------------------------------------- fitting two clips to one size
@@ -217,13 +219,14 @@ def letterbox(frames: np.ndarray, height: int, width: int) -> np.ndarray:
     if (h, w) == (height, width):
         return frames
     from PIL import Image
+    from PIL.Image import Resampling
 
     scale = min(height / h, width / w)
     nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
     out = np.zeros((len(frames), height, width, 3), dtype=np.uint8)
     top, left = (height - nh) // 2, (width - nw) // 2
     for i, frame in enumerate(frames):
-        img = frame if (nh, nw) == (h, w) else np.asarray(Image.fromarray(frame).resize((nw, nh), Image.BILINEAR))
+        img = frame if (nh, nw) == (h, w) else np.asarray(Image.fromarray(frame).resize((nw, nh), Resampling.BILINEAR))
         out[i, top : top + nh, left : left + nw] = img
     return out
 

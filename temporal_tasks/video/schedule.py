@@ -64,7 +64,7 @@ class BuildProgress:
         self.desc = desc
         self.expected = 0
         self.done = 0
-        self.bar = None
+        self.bar: tqdm | None = None
         self.lock = threading.Lock()
 
     def expect(self, total: int) -> None:

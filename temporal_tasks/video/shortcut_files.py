@@ -135,7 +135,9 @@ def _single_frame_build(
 # --------------------------------------------------------------------------- Vinoground paired videos
 
 
-def _paired_frames(first: Path, second: Path, k: int, gap: int, pick_first, pick_second) -> list[np.ndarray]:
+def _paired_frames(
+    first: Path, second: Path, k: int, gap: int, pick_first: list[int], pick_second: list[int]
+) -> list[np.ndarray]:
     """Clip A's chosen frames, ``gap`` black frames, clip B's chosen frames, letterboxed to one size."""
     a, b = sample_clip(first, k).frames, sample_clip(second, k).frames
     height, width = common_size(a, b)
@@ -147,13 +149,14 @@ def _paired_layout(first: Path, second: Path, variant: str, question_id: str, n:
     """``(path, k, gap, total, picks)`` of a paired shortcut video (hashes both clips)."""
     k, gap = paired_layout(n)
     ha, hb = content_hash(first), content_hash(second)
+    picks: tuple[list[int], list[int]]  # the frames of each clip, in the order shown
     if variant == "shuffled":
-        picks, total = (shuffle_order(ha, k), shuffle_order(hb, k)), n
+        picks, total = (shuffle_order(ha, k).tolist(), shuffle_order(hb, k).tolist()), n
     elif variant == "single_frame":
         picks, gap, total = ([frame_choice(f"{question_id}/A", k)], [frame_choice(f"{question_id}/B", k)]), 1, 3
     else:
         raise ValueError(f"no paired video for the {variant!r} variant")
-    key = _key("paired", variant, ha, hb, n, *(p.tolist() if hasattr(p, "tolist") else p for p in picks))
+    key = _key("paired", variant, ha, hb, n, *picks)
     return root / "shortcuts" / f"paired_{variant}" / f"n{n}" / f"{key}.mp4", k, gap, total, picks
 
 
@@ -198,7 +201,8 @@ def shortcut_build(doc: dict, variant: str, n: int, cache_root: Path | None = No
     if variant not in VARIANTS:
         raise ValueError(f"the {variant!r} variant has no file to build (known: single_frame, shuffled)")
     if doc.get("paired"):
-        return _paired_build(*doc["videos"], variant, doc["question_id"], n, cache_root)
+        first, second = doc["videos"]
+        return _paired_build(first, second, variant, doc["question_id"], n, cache_root)
     if variant == "shuffled":
         return _shuffled_build(_single_video(doc, variant), n, cache_root)
     return _single_frame_build(_single_video(doc, variant), doc["question_id"], n, cache_root)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from temporal_tasks.api import Part
+from temporal_tasks.api import CheckHook, Part
 from temporal_tasks.benchmarks.temporalbench import loader as tb
 from temporal_tasks.harness.kit import BenchmarkData
 
@@ -33,3 +33,6 @@ def parts(data: BenchmarkData, k: int) -> list[Part]:
         part.count("videos", len(set(videos)))
         part.decode_sample(videos, k)
     return parts
+
+
+_CHECK: CheckHook = parts  # the spec's ``check`` hook, as the contract types it

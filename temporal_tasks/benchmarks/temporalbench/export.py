@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
+from temporal_tasks.api import ExportHook
 from temporal_tasks.harness.kit import DataError, official_response, write_jsonl
 
 
-def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
+def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``temporalbench_<part>/<task>.jsonl``: the ``{"idx", "response"}`` lines official scorers read.
 
     ``get_qa_acc.py --data_json temporalbench_short_qa.json --output_folder DIR`` scores every file
@@ -32,3 +34,6 @@ def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]
         for part, recs in parts.items():
             written.append(write_jsonl(out / f"temporalbench_{part}" / f"{task}.jsonl", recs))
     return written
+
+
+_EXPORT: ExportHook = export  # the spec's ``export`` hook, as the contract types it

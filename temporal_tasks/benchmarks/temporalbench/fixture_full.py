@@ -9,6 +9,7 @@ import random
 import tempfile
 from pathlib import Path
 
+from temporal_tasks.api import FixtureHook
 from temporal_tasks.benchmarks.temporalbench.fixture import CAPTION_PROMPT, PROMPT
 from temporal_tasks.harness.kit import clips, even_sizes, write_zip
 
@@ -64,3 +65,6 @@ def write(root: Path) -> Path:
     ):
         (out / fname).write_text(json.dumps(rows), encoding="utf-8")
     return out
+
+
+_FIXTURE_FULL: FixtureHook = write  # the spec's ``fixture_full`` hook, as the contract types it

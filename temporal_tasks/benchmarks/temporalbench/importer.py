@@ -12,7 +12,7 @@ the folder's part: ``short_qa`` -> ``temporalbench_short_mba``, ``long_qa`` -> `
 
 from __future__ import annotations
 
-from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.api import Answer, FileImport, ImportContext, ImporterHook, SourceFile
 from temporal_tasks.harness.kit import DataError, first_response
 
 from . import NAME
@@ -73,3 +73,6 @@ def read(source: SourceFile, ctx: ImportContext) -> FileImport:
     part = source.path.parent.name if source.path.parent.name in PART_TASKS else task
     fmt = f"TemporalBench {part} predictions" + (" (official scorer input)" if official else " (our export)")
     return FileImport(fmt, answers, notes)
+
+
+_IMPORTER: ImporterHook = read  # the spec's ``importer`` hook, as the contract types it

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from temporal_tasks.api import ViewHook
+
 
 def shape(members: Sequence[dict]) -> str | None:
     """The same letter to every question (position bias), one question wrong, or several wrong."""
@@ -14,3 +16,6 @@ def shape(members: Sequence[dict]) -> str | None:
     if wrong == 1:
         return "one question wrong"
     return "every question wrong" if wrong == len(members) else "several questions wrong"
+
+
+_VIEW: ViewHook = shape  # the spec's ``view`` hook, as the contract types it

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
+from temporal_tasks.api import ExportHook
 
-def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
+
+def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``<task>_predictions.json`` per task: the ``{index, type, model_output}`` list official ``get_scores`` reads."""
     written = []
     for task, lines in answers.items():
@@ -19,3 +22,6 @@ def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]
         path.write_text(json.dumps(preds, indent=1, ensure_ascii=False), encoding="utf-8")
         written.append(path)
     return written
+
+
+_EXPORT: ExportHook = export  # the spec's ``export`` hook, as the contract types it

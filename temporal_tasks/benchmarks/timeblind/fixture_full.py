@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from temporal_tasks.api import FixtureHook
 from temporal_tasks.benchmarks.timeblind.fixture import GOLD, INSTANCES
 from temporal_tasks.harness.kit import clips
 
@@ -30,7 +31,8 @@ def write(root: Path) -> Path:
         sources = [out / f".clip{i}.mp4" for i in range(2)]
         for src, blob in zip(sources, blobs, strict=False):
             src.write_bytes(blob)
-    rows, tags = [], {t: [] for t in (*FINE, *COARSE)}
+    rows: list[dict] = []
+    tags: dict[str, list[int]] = {t: [] for t in (*FINE, *COARSE)}
     half = INSTANCES_FULL // 2
     for k in range(INSTANCES_FULL):
         kind = "yes_no" if k < half else "multiple_choice"
@@ -58,3 +60,6 @@ def write(root: Path) -> Path:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     (out / "tags.json").write_text(json.dumps(tags), encoding="utf-8")
     return out
+
+
+_FIXTURE_FULL: FixtureHook = write  # the spec's ``fixture_full`` hook, as the contract types it

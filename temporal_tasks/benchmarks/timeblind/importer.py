@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.api import Answer, FileImport, ImportContext, ImporterHook, SourceFile
 from temporal_tasks.harness.kit import DataError
 
 from . import NAME
@@ -95,3 +95,6 @@ def read(source: SourceFile, ctx: ImportContext) -> FileImport:
             "kept as null (unreadable)"
         )
     return FileImport(fmt, answers, notes)
+
+
+_IMPORTER: ImporterHook = read  # the spec's ``importer`` hook, as the contract types it

@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from temporal_tasks.api import slug
+from temporal_tasks.api import Option, slug
 from temporal_tasks.benchmarks.timeblind import METRIC_LIST, ROLES, TAGS
 from temporal_tasks.benchmarks.timeblind.parsers import MC, YES_NO
 from temporal_tasks.harness.kit import (
@@ -54,10 +54,10 @@ TAGS_URL = "https://raw.githubusercontent.com/Baiqi-Li/TimeBlind/HEAD/tags.json"
 _INLINE_OPTIONS = re.compile(r"\bOption\s*A\s*[:：]\s*(?P<a>.*?)\s*\bOption\s*B\s*[:：]\s*(?P<b>.*?)\s*$", re.S)
 
 
-def question_options(question: str, kind: str) -> list[dict]:
+def question_options(question: str, kind: str) -> list[Option]:
     """The options of a trial: Yes/No, or the ``Option A: … Option B: …`` texts inside an MC question."""
     if kind == "yes_no":
-        return [dict(o) for o in YES_NO_OPTIONS]
+        return [o.copy() for o in YES_NO_OPTIONS]
     m = _INLINE_OPTIONS.search(question)
     if m is None:  # no inline options: the letters alone (rules 1-2 still read "B", "Option B")
         return [option("A"), option("B")]

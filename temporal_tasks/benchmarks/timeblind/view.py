@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from temporal_tasks.api import ViewHook
+
 SAME = "same answer on both videos"
 ONE_VIDEO = "right on one video only"
 BOTH_WRONG = "wrong on both videos"
@@ -22,3 +24,6 @@ def shape(members: Sequence[dict]) -> str | None:
         return SAME
     right = [all(roles[f"{q}_{v}"].get("correct") for q in questions) for v in videos]
     return ONE_VIDEO if any(right) else BOTH_WRONG
+
+
+_VIEW: ViewHook = shape  # the spec's ``view`` hook, as the contract types it

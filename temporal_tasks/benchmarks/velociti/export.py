@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
+from temporal_tasks.api import ExportHook
 from temporal_tasks.benchmarks.velociti.loader import _event, read_annotations
 from temporal_tasks.benchmarks.velociti.parsers import official_mc, official_yes_no
 from temporal_tasks.harness.kit import DataError, benchmark_data, settings
@@ -76,7 +78,7 @@ def _meta(row: int, test: str, doc: dict, table: list[dict] | None) -> dict[str,
     return meta
 
 
-def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
+def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``<task>/<test_name>.csv``: one row per annotation row, in the columns VELOCITI's scorers read.
 
     - ``velociti_strictvle_prob*``: ``pos_score``, ``neg_score`` = e(V, C+), e(V, C-) for
@@ -126,3 +128,6 @@ def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]
                 writer.writerows(records)  # floats as repr(): pandas reads back the exact value
             written.append(path)
     return written
+
+
+_EXPORT: ExportHook = export  # the spec's ``export`` hook, as the contract types it

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from temporal_tasks.api import FixtureHook
 from temporal_tasks.benchmarks.velociti import TESTS
 from temporal_tasks.harness.kit import clips, write_zip
 
@@ -31,3 +32,6 @@ def write(root: Path) -> Path:
                             "in_subset": k < SUBSET})  # fmt: skip
     pd.DataFrame.from_records(records).to_parquet(out / "test-data.parquet", index=False)
     return out
+
+
+_FIXTURE_FULL: FixtureHook = write  # the spec's ``fixture_full`` hook, as the contract types it

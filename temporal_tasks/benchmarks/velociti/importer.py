@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.api import Answer, FileImport, ImportContext, ImporterHook, SourceFile
 from temporal_tasks.harness.kit import DataError, finite_or_none
 
 from . import NAME
@@ -87,8 +87,8 @@ def read(source: SourceFile, ctx: ImportContext) -> FileImport:
     for d in docs:
         by_row[int(d["row"])][d["role"]] = d
     rows_of_test: dict[str, list[int]] = defaultdict(list)
-    for row in sorted(by_row):
-        rows_of_test[next(iter(by_row[row].values()))["test_name"]].append(row)
+    for number in sorted(by_row):
+        rows_of_test[next(iter(by_row[number].values()))["test_name"]].append(number)
     if raw_columns is not None and set(raw_columns) <= source.fields:
         columns = raw_columns  # our export: the raw answers, not the labels derived from them
     seen_of_test: dict[str, int] = defaultdict(int)
@@ -130,3 +130,6 @@ def read(source: SourceFile, ctx: ImportContext) -> FileImport:
         "mc": "VELOCITI multiple-choice answers (gt_A, gt_B)",
     }[kind] + (" (our export)" if "row" in source.fields else " (vidllm_eval.py output)")
     return FileImport(fmt, answers, notes)
+
+
+_IMPORTER: ImporterHook = read  # the spec's ``importer`` hook, as the contract types it

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks.api import Option
 from temporal_tasks.benchmarks.velociti import NAME, TESTS
 from temporal_tasks.benchmarks.velociti.parsers import MC, YES_NO
 from temporal_tasks.harness.kit import (
@@ -58,17 +59,18 @@ _SHARD = re.compile(r"^(?P<prefix>.+)-(?P<i>\d+)-of-(?P<n>\d+)\.parquet$")
 def _tables(root: Path) -> list[list[Path]]:
     """Candidate annotation tables: each root ``*.parquet`` alone, ``data/`` shards grouped per split."""
     tables: list[list[Path]] = [[p] for p in sorted(root.glob("*.parquet"))]
-    shards: dict[str, list[Path]] = defaultdict(list)
+    shards: dict[str, list[tuple[Path, re.Match[str]]]] = defaultdict(list)  # each shard with its name's parts
     data_dir = root / "data"
     for p in sorted(data_dir.rglob("*.parquet")) if data_dir.is_dir() else []:
         m = _SHARD.match(p.name)
         if m:
-            shards[str(p.parent / m.group("prefix"))].append(p)
+            shards[str(p.parent / m.group("prefix"))].append((p, m))
         else:
             tables.append([p])
-    for prefix, files in sorted(shards.items()):
-        want = int(_SHARD.match(files[0].name).group("n"))
-        have = sorted(int(_SHARD.match(f.name).group("i")) for f in files)
+    for prefix, found in sorted(shards.items()):
+        files = [p for p, _ in found]
+        want = int(found[0][1].group("n"))
+        have = sorted(int(m.group("i")) for _, m in found)
         if have != list(range(want)):
             raise DataError(
                 f"{NAME}: parquet shards {prefix}-*-of-{want:05d}.parquet are incomplete (have {have}). "
@@ -205,7 +207,7 @@ def load_rows(data: BenchmarkData | None = None) -> list[dict]:
 
 
 def _doc(
-    r: dict, qid: str, group: str, role: str, prompt: str, gold: str, parser: str, options: list[dict], **extra: Any
+    r: dict, qid: str, group: str, role: str, prompt: str, gold: str, parser: str, options: list[Option], **extra: Any
 ) -> dict:
     return {
         "question_id": qid,
@@ -234,7 +236,7 @@ def entail_docs(rows: Iterable[dict]) -> list[dict]:
         for role, gold in (("pos", "yes"), ("neg", "no")):
             caption = r[role]
             prompt = ENTAIL_PROMPT.format(caption=caption)
-            yes_no = [dict(o) for o in YES_NO_OPTIONS]
+            yes_no = [o.copy() for o in YES_NO_OPTIONS]
             docs.append(
                 _doc(r, f"{r['row']}_{role}", "velociti", role, prompt, gold, YES_NO.name, yes_no, caption=caption)
             )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from temporal_tasks.api import ViewHook
+
 
 def shape(members: Sequence[dict]) -> str | None:
     """StrictVLE: Yes to both captions, No to both, or both flipped. MC: the same letter in both orders (position
@@ -19,3 +21,6 @@ def shape(members: Sequence[dict]) -> str | None:
         a, b = roles["posA"].get("pred"), roles["posB"].get("pred")
         return f"same letter ({a}) in both orders" if a == b else "wrong in both orders"
     return None
+
+
+_VIEW: ViewHook = shape  # the spec's ``view`` hook, as the contract types it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from temporal_tasks.api import Part
+from temporal_tasks.api import CheckHook, Part
 from temporal_tasks.benchmarks.vinoground import tasks as vg
 from temporal_tasks.harness.kit import BenchmarkData
 
@@ -27,3 +27,6 @@ def parts(data: BenchmarkData, k: int) -> list[Part]:
         concat.count("concatenated videos", len(set(videos)))
         concat.decode_sample(videos, k)
     return [clips, concat]
+
+
+_CHECK: CheckHook = parts  # the spec's ``check`` hook, as the contract types it

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
+from temporal_tasks.api import ExportHook
 from temporal_tasks.harness.kit import DataError, official_response, write_jsonl
 
 _ID = re.compile(r"^(?P<pair>\d+)_(?P<side>pos|neg)_(?P<kind>text|video)$")
 
 
-def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
+def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
     """``<task>/textscore-response.jsonl`` and ``<task>/videoscore-response.jsonl`` per task.
 
     Official ``get_score_all.py --results DIR`` treats every folder of ``DIR`` as a model and reads
@@ -38,3 +40,6 @@ def export(answers: dict[str, list[tuple[dict, dict]]], out: Path) -> list[Path]
                 path = out / task / f"{kind}score-response.jsonl"
                 written.append(write_jsonl(path, [r for *_, r in recs]))
     return written
+
+
+_EXPORT: ExportHook = export  # the spec's ``export`` hook, as the contract types it

@@ -8,6 +8,7 @@ import random
 import tempfile
 from pathlib import Path
 
+from temporal_tasks.api import FixtureHook
 from temporal_tasks.benchmarks.vinoground.fixture import TEXT_Q, VIDEO_Q
 from temporal_tasks.harness.kit import clips, write_zip
 
@@ -58,3 +59,6 @@ def write(root: Path) -> Path:
                          "neg_vid", "neg_start", "neg_end", "neg_cap"])  # fmt: skip
         writer.writerows(csv_rows)
     return out
+
+
+_FIXTURE_FULL: FixtureHook = write  # the spec's ``fixture_full`` hook, as the contract types it

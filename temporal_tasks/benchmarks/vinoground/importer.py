@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from temporal_tasks.api import Answer, FileImport, ImportContext, SourceFile
+from temporal_tasks.api import Answer, FileImport, ImportContext, ImporterHook, SourceFile
 from temporal_tasks.harness.kit import DataError, first_response
 
 from . import NAME
@@ -72,3 +72,6 @@ def read(source: SourceFile, ctx: ImportContext) -> FileImport:
     official = "question_id" not in source.fields
     fmt = f"Vinoground {kind}score response file" + (" (get_score_all.py input)" if official else " (our export)")
     return FileImport(fmt, answers, notes)
+
+
+_IMPORTER: ImporterHook = read  # the spec's ``importer`` hook, as the contract types it

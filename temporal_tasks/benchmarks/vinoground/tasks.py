@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from temporal_tasks.api import MetricList
+from temporal_tasks.api import MetricList, Option, PrebuildHook
 from temporal_tasks.benchmarks.vinoground import CATEGORIES, MAJOR, METRIC_LISTS, NAME
 from temporal_tasks.harness.kit import (
     BenchmarkData,
@@ -190,7 +190,7 @@ SEGMENT_NAMES = {
 VIDEO_OPTIONS = ("First segment (before black frame)", "Second segment (after black frame)")
 
 
-def question_options(item: dict, kind: str, pair: dict, side: str) -> list[dict]:
+def question_options(item: dict, kind: str, pair: dict, side: str) -> list[Option]:
     """The options of one question (``{"label", "text", "names"}``), read from its prompt.
 
     Text score: the two captions as the prompt shows them (else from the CSV: the GT letter is
@@ -335,7 +335,10 @@ BUILT_VARIANTS = ("group", "video")  # their video-score questions see a paired 
 
 def paired_file(doc: dict, n: int) -> FileBuild | None:
     """The paired video a question needs at N = ``n`` frames; None for a single clip or an official file."""
-    return paired_build(*doc["videos"], n) if doc["paired"] else None
+    if not doc["paired"]:
+        return None
+    first, second = doc["videos"]
+    return paired_build(first, second, n)
 
 
 # The paired videos, built ahead of the requests (scope: the variant; a progress bar while questions wait).
@@ -394,3 +397,6 @@ def prebuild(num_frames: int | None = None) -> list[Path]:
     paths = build_paired_videos([tuple(d["videos"]) for d in docs], n, desc="vinoground: paired videos")
     logger.info(f"vinoground: {len(paths)} paired videos of {n} frames ready")
     return paths
+
+
+_PREBUILD: PrebuildHook = prebuild  # the spec's ``prebuild`` hook, as the contract types it

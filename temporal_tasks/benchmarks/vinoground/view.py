@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from temporal_tasks.api import ViewHook
+
 
 def shape(members: Sequence[dict]) -> str | None:
     """Which side failed (text, video or both), and whether the model gave the same answer to both questions of
@@ -23,3 +25,6 @@ def shape(members: Sequence[dict]) -> str | None:
         return "text and video wrong" + (", same answer within each" if all(s for _k, s in failed) else "")
     kind, same = failed[0]
     return f"{kind} wrong only" + (f" (same answer to both {kind} questions)" if same else "")
+
+
+_VIEW: ViewHook = shape  # the spec's ``view`` hook, as the contract types it

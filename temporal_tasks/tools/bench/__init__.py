@@ -34,6 +34,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from temporal_tasks.tools.bench.samples import SAMPLES_KB_LIMIT, bench_samples
 from temporal_tasks.tools.bench.scoring import SHORT_QUESTIONS, bench_aggregate, bench_repeats
@@ -79,7 +80,12 @@ def run(
     work = Path(tempfile.mkdtemp(prefix="temporal-tasks-bench-"))
     try:
         clip_pairs = make_clips(work, pairs, seconds)
-        result = {"pairs": pairs, "clip_seconds": seconds, "num_frames": NUM_FRAMES, "cpus": os.cpu_count()}
+        result: dict[str, Any] = {
+            "pairs": pairs,
+            "clip_seconds": seconds,
+            "num_frames": NUM_FRAMES,
+            "cpus": os.cpu_count(),
+        }
         result.update(bench_paired(clip_pairs, work))
         result.update(bench_overhead(clip_pairs, work))
         result.update(bench_aggregate(payloads))

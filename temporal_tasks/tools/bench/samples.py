@@ -61,7 +61,7 @@ def bench_samples(
     empty = {t: samples_bytes_per_question(t, "", work, data) / 1000 for t in tasks}
     long = "x" * answer_chars
     extra = {t: (samples_bytes_per_question(t, long, work, data) - 2 * answer_chars) / 1000 for t in tasks}
-    worst, worst_long = max(empty, key=empty.get), max(extra, key=extra.get)
+    worst, worst_long = max(empty, key=lambda t: empty[t]), max(extra, key=lambda t: extra[t])
     return {
         "samples_kb_per_question": empty[worst], "samples_worst_task": worst,
         "samples_kb_per_question_long": extra[worst_long], "samples_worst_task_long": worst_long,

@@ -38,13 +38,14 @@ def timeblind_payloads(n: int) -> list[dict]:
     for i in range(n):
         g, r = divmod(i, 4)
         pred = gold[r] if right[i] else ("no" if gold[r] == "yes" else "yes")
+        categories = [tags[g % 4], "yes_no"]
         payload = {
             "question_id": str(i), "group_id": f"timeblind/{g}", "role": ROLES[r], "group_size": 4,
-            "categories": [tags[g % 4], "yes_no"], "answer": pred, "gold": gold[r], "parser": "timeblind_yes_no",
+            "categories": categories, "answer": pred, "gold": gold[r], "parser": "timeblind_yes_no",
             "parser_mode": "robust", "option_keys": [], "pred": pred, "pred_robust": pred, "pred_official": pred,
             "correct": pred == gold[r],
         }  # fmt: skip
-        per_doc.append(results_for(payload, METRIC_LIST, payload["categories"]))
+        per_doc.append(results_for(payload, METRIC_LIST, categories))
     return per_doc
 
 
@@ -131,9 +132,9 @@ def bench_repeats(k: int = REPEATS, questions: int = SHORT_QUESTIONS, rounds: in
         aggregate_all("temporalbench_short_mba", warm)
     times: tuple[list[float], list[float]] = ([], [])
     for _ in range(rounds):
-        for payloads, out in zip((one, many), times, strict=True):
+        for payloads, timings in zip((one, many), times, strict=True):
             reset_tables()
-            out.append(aggregate_all("temporalbench_short_mba", payloads))
+            timings.append(aggregate_all("temporalbench_short_mba", payloads))
     reset_tables()
     single, repeated = (float(np.median(t)) for t in times)
     out = {"aggregate_repeats_questions": len(docs), "aggregate_repeats_1_seconds": single,

@@ -3,6 +3,7 @@ per-question overhead, and a Vinoground run with an empty cache against the same
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import statistics
@@ -92,10 +93,10 @@ def bench_paired(pairs: list, work: Path) -> dict:
                 reader.get_batch(video.uniform_indices(len(reader), k).tolist()).asnumpy()
 
         floor.append(_timed(decode_only))
-        ours.append(_timed(lambda a=a, b=b, i=i: video.build_paired_video(a, b, work / f"ours_{i}.mp4", NUM_FRAMES)))
+        ours.append(_timed(functools.partial(video.build_paired_video, a, b, work / f"ours_{i}.mp4", NUM_FRAMES)))
         if shutil.which("ffmpeg"):
-            ff.append(_timed(lambda a=a, b=b, i=i: _ffmpeg_concat(a, b, work / f"ff_{i}.mp4")))
-            ff_fast.append(_timed(lambda a=a, b=b, i=i: _ffmpeg_concat(a, b, work / f"ffu_{i}.mp4", fast=True)))
+            ff.append(_timed(functools.partial(_ffmpeg_concat, a, b, work / f"ff_{i}.mp4")))
+            ff_fast.append(_timed(functools.partial(_ffmpeg_concat, a, b, work / f"ffu_{i}.mp4", fast=True)))
     out["paired_build_seconds"] = statistics.median(ours)
     out["decode_floor_seconds"] = statistics.median(floor)
     out["paired_build_vs_decode_floor"] = out["paired_build_seconds"] / out["decode_floor_seconds"]
@@ -146,7 +147,7 @@ def bench_overhead(pairs: list, work: Path) -> dict:
             timeblind.process_results(doc, ["The answer is Yes."])
 
     ours = load / len(docs) + _median_time(per_question, repeat) / len(docs)
-    decode = statistics.median(_timed(lambda d=d: read_video(d["videos"][0], num_frm=8)) for d in docs[:8])
+    decode = statistics.median(_timed(functools.partial(read_video, d["videos"][0], num_frm=8)) for d in docs[:8])
     return {"per_question_ms": 1000 * ours, "dummy_decode_8_frames_ms": 1000 * decode,
             "overhead_fraction": ours / decode}  # fmt: skip
 

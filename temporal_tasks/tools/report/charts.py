@@ -85,7 +85,7 @@ def _bar_chart(
         return None
     all_bars = [v for _, groups in rows for _, bars in groups for _, v in bars]
     values = [v.value for v in all_bars if finite(v.value)]
-    values += [b for v in all_bars if v.has_ci() for b in (v.ci_low, v.ci_high)]
+    values += [b for v in all_bars for b in v.ci() or ()]
     lo, hi = min([0.0, *values]), max([100.0, *values])
     lo = lo - 5 if lo < 0 else 0.0  # negative metrics (MC bias) need room below zero
     # The same bar width and x range in every row, so rows line up and compare.
@@ -108,13 +108,14 @@ def _bar_chart(
                     ax.text(x, lo + 1, "NaN", rotation=90, ha="center", va="bottom", fontsize=7, color="#b00000")
                     continue
                 ax.bar(x, v.value, width * 0.92, linewidth=0.6, **styles[s.legend])
-                if v.has_ci():
+                ci = v.ci()
+                if ci is not None:
                     ax.errorbar(
-                        x, v.value, yerr=[[v.value - v.ci_low], [v.ci_high - v.value]],
+                        x, v.value, yerr=[[v.value - ci[0]], [ci[1] - v.value]],
                         fmt="none", ecolor="black", elinewidth=0.9, capsize=2.5,
                     )  # fmt: skip
                 if label_values:
-                    top = max(v.ci_high if v.has_ci() else v.value, 0.0)
+                    top = max(ci[1] if ci is not None else v.value, 0.0)
                     ax.text(x, top + 0.8, f"{v.value:.1f}", rotation=90, ha="center", va="bottom", fontsize=6.5)
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels(
@@ -152,7 +153,7 @@ def _used(styles: dict[str, dict[str, Any]], panels: list[tuple[str | None, list
 
 def headline_chart(view: BenchmarkView, out: Path) -> Path | None:
     """``<section>_headline.png``: the charted headline metrics of the section's tasks (None: nothing to chart)."""
-    panels = []
+    panels: list[tuple[str | None, list[_Group]]] = []
     for tv in view.tasks:
         groups = [
             (metric_label(m), [(s, s.values[m]) for s in tv.series if m in s.values])

@@ -59,7 +59,7 @@ class _Same:
 
     __slots__ = ("obj",)
 
-    def __init__(self, obj: object) -> None:
+    def __init__(self, obj: Mapping[str, Benchmark]) -> None:
         self.obj = obj
 
     def __hash__(self) -> int:
@@ -108,12 +108,18 @@ def classify(spec: BenchmarkLayout, metric: str) -> tuple[str, str | None, str |
     """``("headline", None, None)``, ``("category", family, category)`` or ``("other", None, None)``."""
     if metric in spec.headline:
         return "headline", None, None
-    if metric.endswith(tuple(f"_{suffix}" for suffix in STABILITY)):
-        return "other", None, None  # --repeats stability keys (instance_acc_repeat_sd), not categories
+    found = category_of(spec, metric)
+    return ("other", None, None) if found is None else ("category", *found)
+
+
+def category_of(spec: BenchmarkLayout, metric: str) -> tuple[str, str] | None:
+    """``(family, category)`` when ``metric`` is a per-category key of ``spec`` (not a headline metric), else None."""
+    if metric in spec.headline or metric.endswith(tuple(f"_{suffix}" for suffix in STABILITY)):
+        return None  # --repeats stability keys (instance_acc_repeat_sd) are not categories
     for family in sorted(spec.families, key=len, reverse=True):
         if metric.startswith(family + "_") and len(metric) > len(family) + 1:
-            return "category", family, metric[len(family) + 1 :]
-    return "other", None, None
+            return family, metric[len(family) + 1 :]
+    return None
 
 
 def ordered(items: Iterable[str], preferred: Sequence[str]) -> list[str]:

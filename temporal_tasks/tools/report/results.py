@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from temporal_tasks.base.log import warn_once
 from temporal_tasks.tools.provenance import from_results
@@ -29,7 +29,13 @@ class Value:
 
     def has_ci(self) -> bool:
         """Whether both CI bounds are present and finite."""
-        return finite(self.ci_low) and finite(self.ci_high)
+        return self.ci() is not None
+
+    def ci(self) -> tuple[float, float] | None:
+        """The CI bounds ``(low, high)`` when both are present and finite, else None."""
+        if finite(self.ci_low) and finite(self.ci_high):
+            return self.ci_low, self.ci_high
+        return None
 
 
 @dataclass
@@ -61,7 +67,7 @@ class RunResults:
         return False
 
 
-def finite(x: Any) -> bool:
+def finite(x: Any) -> TypeGuard[float]:
     """Whether ``x`` is a real, finite number (not a bool)."""
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from temporal_tasks.tools.report.layout import BenchmarkLayout, benchmark_of, benchmarks, classify, ordered
+from temporal_tasks.tools.report.layout import BenchmarkLayout, benchmark_of, benchmarks, category_of, ordered
 from temporal_tasks.tools.report.references import Reference
 from temporal_tasks.tools.report.results import RunResults, Value
 
@@ -50,8 +50,8 @@ def build_views(runs: list[RunResults], references: list[Reference]) -> list[Ben
             spec = benchmark_of(task)
             if spec is None:
                 # Unknown task: its own section, every metric treated as a headline metric.
-                metrics = sorted({m for r in runs for m in r.results.get(task, {})})
-                spec = BenchmarkLayout(task, tuple(metrics))
+                known = sorted({m for r in runs for m in r.results.get(task, {})})
+                spec = BenchmarkLayout(task, tuple(known))
             bench = by_bench.setdefault(spec.name, (spec, {}))
             bench[1].setdefault(task, [])
             if run not in bench[1][task]:
@@ -71,10 +71,11 @@ def build_views(runs: list[RunResults], references: list[Reference]) -> list[Ben
             fams: dict[str, set[str]] = {}
             other = []
             for m in metrics:
-                kind, fam, cat = classify(spec, m)
-                if kind == "category":
-                    fams.setdefault(fam, set()).add(cat)
-                elif kind == "other":
+                found = category_of(spec, m)
+                if found is not None:
+                    family, category = found
+                    fams.setdefault(family, set()).add(category)
+                elif m not in spec.headline:
                     other.append(m)
             families = {f: ordered(fams[f], spec.categories) for f in spec.families if f in fams}
             series = [

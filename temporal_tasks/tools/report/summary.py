@@ -46,7 +46,9 @@ def summary_rows(runs: list[RunResults]) -> tuple[list[str], list[list[str]]]:
                 continue
             head = scores[0]
             others = ", ".join(f"{metric_label(m)} {fmt_value(Value(values[m].value))}" for m in scores[1:])
-            counts = run.n_samples.get(task) if isinstance(run.n_samples.get(task), dict) else {}
+            counts = run.n_samples.get(task)
+            if not isinstance(counts, dict):
+                counts = {}
             groups = _scored_groups(run.path, task, head)
             row = [
                 task, metric_label(head), fmt_value(values[head]), others or "–", fmt_value(values.get("invalid_rate")),

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.harness.task_configs import our_tasks
-from temporal_tasks.tools.compare import compare_runs
+from temporal_tasks.tools.compare import Comparison, compare_runs
 from temporal_tasks.tools.provenance import describe, differences
 from temporal_tasks.tools.report.layout import benchmark_of, benchmarks, ordered
 from temporal_tasks.tools.report.results import RunResults, load_run
@@ -102,7 +103,8 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
     if skipped:
         notes.append(f"{len(skipped)} task(s) are not ours and are not shown: {', '.join(skipped)}")
     tasks = ordered([t for t in all_tasks if t in known], [t for spec in benchmarks() for t in spec.tasks])
-    rows, refusal_all = [], None
+    rows: list[Comparison] = []
+    refusal_all: str | None = None
     if len(chosen) == 2:
         try:
             rows, _notes = compare_runs(_pin(chosen[0][0]), _pin(chosen[1][0]), categories=True, force=True)
@@ -124,9 +126,9 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
             parts.append(results_part(task, results))
         groups = _merge(per_run)
         spec = benchmark_of(task)
-        runs_part = []
+        runs_part: list[dict | None] = []
         for i, (part, grp) in enumerate(zip(parts, per_run, strict=True)):
-            if part is None:
+            if part is None or grp is None:  # the run has no samples of this task (both are None then)
                 runs_part.append(None)
                 continue
             counts = {o: sum(1 for g in groups if g["r"][i] and g["r"][i]["o"] == o) for o in ("right", "failed")}
@@ -144,7 +146,7 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
                     "shapes": _shapes(groups, i),
                 }
             )
-        entry = {
+        entry: dict[str, Any] = {
             "task": task,
             "benchmark": spec.name if spec else task,
             "prompts": list(prompts),
@@ -157,7 +159,7 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
                 which = "BASE" if per_run[0] is None else "NEW"
                 entry["compare"] = {"refused": f"only one run has this task ({which} has none)", "rows": []}
             else:
-                recs = [p["provenance"] for p in parts]
+                recs = [p["provenance"] for p in parts if p is not None]  # every run has the task here
                 entry["compare"] = _comparison(task, recs, rows, refusal_all)
                 if not entry["compare"]["refused"]:
                     entry["compare"]["flips"] = _flips(groups)

@@ -17,7 +17,7 @@ from typing import Any
 from temporal_tasks.answers.answer_text import explicit_answer
 from temporal_tasks.api.registry import of_task
 from temporal_tasks.tools.compare import comparable_metrics
-from temporal_tasks.tools.report.layout import benchmark_of, classify, metric_label
+from temporal_tasks.tools.report.layout import benchmark_of, category_of, metric_label
 from temporal_tasks.tools.report.results import RunResults
 from temporal_tasks.tools.rescore import task_items
 from temporal_tasks.tools.samples import line_payload, scorable_lines
@@ -92,8 +92,9 @@ def _categories(task: str, values: dict) -> dict[str, list[list]]:
     if spec is None:
         return families
     for key, v in values.items():
-        kind, family, category = classify(spec, key)
-        if kind == "category" and not category.endswith(("ci_low", "ci_high")):
+        found = category_of(spec, key)
+        if found is not None and not found[1].endswith(("ci_low", "ci_high")):
+            family, category = found
             families.setdefault(family, []).append([category, number(v.value), number(v.ci_low), number(v.ci_high)])
     for family, rows in families.items():
         wanted = list(spec.categories)
@@ -153,7 +154,7 @@ def task_groups(task: str, file: Path, prompts: dict[str, int]) -> dict:
             fresh.setdefault(str(p["question_id"]), p)
     metric, outcomes = primary_metric(task, items)
     scored: dict[str, bool] = {}
-    if outcomes is not None:
+    if metric is not None:  # its outcomes function comes with it
         got = outcomes(items[metric])  # in the reading the payloads carry
         scored = {str(g): int(c[0]) == int(c[1]) for g, c in zip(got.ids, got.counts.tolist(), strict=True)}
     spec = of_task(task)

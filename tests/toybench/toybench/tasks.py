@@ -1,12 +1,13 @@
 """ToyBench's loader, parser and process_docs/process_results; its metrics are declared in its spec.
 
-Written against the typed contracts (:mod:`temporal_tasks.api.contracts`): the loader yields ``Doc``s and
-``process_results`` maps metric keys to ``Payload``s.
+Written against the typed contracts (:mod:`temporal_tasks.api.contracts`), checked by mypy in CI: the loader
+yields ``Doc``s; ``process_results`` maps metric keys to the kit's payloads (plain dicts holding a ``Payload``'s
+fields, and any fields of the benchmark's own).
 """
 
 from __future__ import annotations
 
-from temporal_tasks.api import Doc, Payload
+from temporal_tasks.api import Doc
 from temporal_tasks.harness import kit
 from toybench import SPEC
 
@@ -51,7 +52,7 @@ def load_docs(data: kit.BenchmarkData | None = None) -> list[Doc]:
             "prompt": f"{r['question']}\nAnswer Yes or No.",
             "gold": r["answer"],
             "parser": YES_NO.name,
-            "options": kit.YES_NO_OPTIONS,
+            "options": list(kit.YES_NO_OPTIONS),
             "videos": [str(data.root / r["video"])],
             "categories": [r["category"]],
         }
@@ -64,7 +65,7 @@ def process_docs(dataset):  # noqa: ARG001 - lmms-eval hands us a placeholder sp
     return kit.docs_dataset(load_docs)
 
 
-def process_results(doc: Doc, results: list) -> dict[str, Payload]:
+def process_results(doc: Doc, results: list) -> dict[str, dict]:
     """The question's payload under the keys of its metric list (its category's included)."""
     payload = kit.make_payload(doc, kit.answers(results))
     return kit.results_for(payload, SPEC.metric_lists[0], payload["categories"])
