@@ -38,4 +38,4 @@ def install_log_redaction() -> None:
     if getattr(install_log_redaction, "_done", False):
         return
     logger.configure(patcher=_patch_record)
-    install_log_redaction._done = True  # type: ignore[attr-defined]
+    install_log_redaction._done = True  # type: ignore[attr-defined]  # a mark on the function: once per process

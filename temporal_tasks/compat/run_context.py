@@ -83,7 +83,7 @@ def parse_model_args(raw: object) -> dict[str, str]:
 
 def _number(raw: object) -> float | None:
     try:
-        return float(raw)  # type: ignore[arg-type]
+        return float(raw)  # type: ignore[arg-type]  # whatever float() takes; what it refuses is None below
     except (TypeError, ValueError):
         return None
 

@@ -262,7 +262,7 @@ def restore_cached_visuals() -> None:
                     inst.arguments = (arguments[0], arguments[1], visual, *arguments[3:])
         return out
 
-    build_all_requests.__wrapped__ = original  # type: ignore[attr-defined]
+    build_all_requests.__wrapped__ = original  # type: ignore[attr-defined]  # functools' mark of a wrapper
     setattr(build_all_requests, _PATCHED, True)
     Task.build_all_requests = build_all_requests
 

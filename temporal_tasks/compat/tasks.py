@@ -34,7 +34,7 @@ def patch_task_manager(module: Any, extra_dirs: Callable[[], list[str]]) -> bool
         paths.extend(d for d in extra_dirs() if d not in given)
         return original(self, include_path=paths, include_defaults=include_defaults)
 
-    initialize_tasks.__wrapped__ = original  # type: ignore[attr-defined]
+    initialize_tasks.__wrapped__ = original  # type: ignore[attr-defined]  # functools' mark of a wrapper
     manager.initialize_tasks = initialize_tasks
     setattr(manager, _TASKS_PATCHED, True)
     return True

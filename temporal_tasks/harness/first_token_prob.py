@@ -120,8 +120,7 @@ class FirstTokenProb(lmms):
         self.model = AutoModelForImageTextToText.from_pretrained(
             self.pretrained, trust_remote_code=remote, **load_kwargs
         )
-        # transformers decorates PreTrainedModel.to with functools.wraps(Module.to), whose stub drops the bound self
-        self.model.to(self._device).eval()  # type: ignore[arg-type]
+        self.model.to(self._device).eval()
         self.tokenizer = getattr(self.processor, "tokenizer", None) or self.processor
         # Left padding: every row of a batch ends at its generation prompt, so position -1 is the first answer.
         self.tokenizer.padding_side = "left"

@@ -150,9 +150,15 @@ def list_aggregations(spec: Benchmark, ml: MetricList) -> dict[str, Aggregation]
     label = ml.label or spec.name
     out: dict[str, Aggregation] = {}
 
-    def add(key: str, compute: Callable[[list, str], float], **kwargs: object) -> None:
+    def add(
+        key: str,
+        compute: Callable[[list, str], float],
+        *,
+        category: bool = False,
+        group_outcomes: Callable[[list, str], GroupOutcomes] | None = None,
+    ) -> None:
         path = f"{__name__}.{function_name(spec.name, ml.prefix + key)}"
-        out[ml.prefix + key] = Aggregation(path, label, compute, **kwargs)  # type: ignore[arg-type]
+        out[ml.prefix + key] = Aggregation(path, label, compute, group_outcomes=group_outcomes, category=category)
 
     def value(key: str, family: str, within: Within = None, category: bool = False) -> None:
         declared = ml.values[family]
