@@ -120,7 +120,7 @@ class TemporalReplay(lmms):
         # A real video model's frame setting, kept as the instance attribute Qwen models use, so tests can
         # check how N is taken from a model instance (``evaluate(lm, ...)``); replay itself reads no frames.
         self.max_num_frames: int | None = None
-        if max_num_frames not in (None, ""):
+        if max_num_frames is not None and max_num_frames != "":
             try:
                 self.max_num_frames = int(max_num_frames)
             except (TypeError, ValueError):

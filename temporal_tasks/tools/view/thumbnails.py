@@ -73,7 +73,9 @@ def add_thumbnails(data: dict, k: int) -> int:
         index: dict[str, int] = {}
         videos: list[list] = []
         for group in groups:
-            for run in filter(None, group["r"]):
+            for run in group["r"]:
+                if not run:  # the run has no samples of this task
+                    continue
                 for member in run["m"]:
                     doc = docs.get(member["q"])
                     if doc is None:
