@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 import temporal_tasks.benchmarks.velociti.tasks  # noqa: F401 - registers the VELOCITI parsers
 from temporal_tasks.answers.options import compile_options, option, option_keys
 from temporal_tasks.answers.parsing import PARSERS, get_parser
-from tests.answer_corpus import CORPUS, OPTIONS, PARSER, items
-from tests.hypothesis_profiles import examples
+from tests.helpers.answer_corpus import CORPUS, OPTIONS, PARSER, items
+from tests.helpers.hypothesis_profiles import examples
 
 ITEMS = items()
 IDS = [f"{name}:{i}" for name, entries in CORPUS.items() for i in range(len(entries))]

@@ -57,7 +57,7 @@ import pytest
 from temporal_tasks.api.registry import registered
 from temporal_tasks.cli import build_parser
 from temporal_tasks.harness.task_configs import load_task_yaml, our_tasks
-from tests.docs_pages import ROOT, Page, commands, name, pages, synopsis_variants
+from tests.helpers.docs_pages import ROOT, Page, commands, name, pages, synopsis_variants
 
 ELLIPSIS = ("…", "...")
 PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_]*")

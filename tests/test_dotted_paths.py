@@ -10,10 +10,9 @@ from __future__ import annotations
 import importlib
 import re
 from functools import cache
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TOY = ROOT / "tests" / "toybench"
+from tests.helpers.paths import ROOT, TOY
+
 SOURCES = [
     *sorted((ROOT / "temporal_tasks").rglob("*.py")),
     *sorted(p for p in (ROOT / "tasks").rglob("*") if p.is_file()),

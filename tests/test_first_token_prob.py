@@ -20,7 +20,7 @@ pytest.importorskip("decord")
 pytest.importorskip("torchvision")
 
 from temporal_tasks.benchmarks.velociti.loader import ENTAIL_PROMPT  # noqa: E402  (the paper's prompt, checked in test_velociti)
-from tests.tiny_qwen import build, build_llava_onevision  # noqa: E402
+from tests.helpers.tiny_qwen import build, build_llava_onevision  # noqa: E402
 
 
 def _all_frames(path: Path) -> np.ndarray:

@@ -276,7 +276,7 @@ LABEL = {"yes": 1, "A": 1, "no": 0, "B": 0, None: -1}
 
 def _thinking_answers(rows: list[dict], rng: random.Random) -> tuple[dict[int, str | None], dict, dict]:
     """A thinking model's outputs per row (2% null), and the hand labels: careful and official (answer corpus)."""
-    from tests.answer_corpus import THINKING
+    from tests.helpers.answer_corpus import THINKING
 
     outputs, careful, official = {}, {}, {}
     for r in rows:

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 import temporal_tasks.benchmarks.velociti.tasks  # noqa: F401 - registers the VELOCITI parsers
 from temporal_tasks.answers.options import YES_NO_OPTIONS, option
 from temporal_tasks.answers.parsing import get_parser, is_article, words
-from tests.answer_corpus import CORPUS, OPTIONS, PARSER
-from tests.hypothesis_profiles import examples
+from tests.helpers.answer_corpus import CORPUS, OPTIONS, PARSER
+from tests.helpers.hypothesis_profiles import examples
 
 SWAP = {"yes": "no", "no": "yes", "A": "B", "B": "A", None: None}
 

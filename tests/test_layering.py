@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "temporal_tasks"
+from tests.helpers.paths import PACKAGE, ROOT
 
 # The rooms, from the bottom: a folder of temporal_tasks/ each, in the order imports may go (down).
 ROOMS = ("base", "compat", "api", "answers", "data", "video", "scoring", "harness", "benchmarks", "tools")

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks.api.registry import registered
+from tests.helpers.paths import PACKAGE, ROOT
 
-PACKAGE = Path(__file__).parent.parent / "temporal_tasks"
-ROOT = PACKAGE.parent
 # perf.py and perf_scoring.py measure named benchmarks (rows per benchmark); the registry holds the one list.
 # bench measures named benchmarks' tasks on purpose
 ALLOWED = set((PACKAGE / "tools" / "bench").glob("*.py"))

@@ -126,7 +126,7 @@ def _tiny_lm(out: Path) -> Path:
     """A randomly initialised 2-layer Qwen2 causal LM with a BPE tokenizer trained on a few sentences."""
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    from tests.tiny_qwen import _tokenizer
+    from tests.helpers.tiny_qwen import _tokenizer
 
     tok = _tokenizer()
     eos, pad = tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")

@@ -22,6 +22,7 @@ from temporal_tasks.data.fixtures import write_fixtures
 from temporal_tasks.harness.task_configs import resolve_function, task_config
 from temporal_tasks.tools.rescore import rescore, task_metrics
 from temporal_tasks.tools.samples import line_payload
+from tests.helpers.paths import SCRIPTS
 from tests.test_timeblind import TRICKY
 
 TASK = "timeblind_iacc"
@@ -50,7 +51,7 @@ def _vinoground_answers(path: Path) -> Path:
 @pytest.mark.parametrize("mode", ["evaluate", "simple_evaluate"])
 def test_python_api_builds_the_models_n_and_prints_it(mode, fixture_root, tmp_path, lmms_launch):
     """A plain script with a model made with max_num_frames=8 (its own argv says 16): N = 8, printed."""
-    script = Path(__file__).parent / "scripts" / "api_run.py"
+    script = SCRIPTS / "api_run.py"
     cache = tmp_path / "cache"
     responses = _vinoground_answers(tmp_path / "answers.jsonl")
     cmd = [sys.executable, str(script), mode, str(responses), str(tmp_path / "out.json"), "--model_args",

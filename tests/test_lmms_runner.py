@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-from tests.lmms_runner import BASE_ENV, forkable, run_subprocess
+from tests.helpers.lmms_runner import BASE_ENV, forkable, run_subprocess
 
 PROBE = """
 import json, os, sys

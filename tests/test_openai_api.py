@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from tests.openai_server import ChatRequest, OpenAIServer
+from tests.helpers.openai_server import ChatRequest, OpenAIServer
 
 pytest.importorskip("decord")  # qwen_vl_utils, which the openai model uses to sample frames, needs it here
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from temporal_tasks.answers.options import compile_options
 from temporal_tasks.answers.parsing import PARSERS, Parser, get_parser, parser_errors
 from temporal_tasks.base.settings import parser_mode
-from tests.hypothesis_profiles import examples
+from tests.helpers.hypothesis_profiles import examples
 
 YES_NO = [
     ("Yes", "yes"),

@@ -25,7 +25,7 @@ from temporal_tasks.data.fixtures import demo_tasks, writers
 from temporal_tasks.data.sources import DataError, extract_zip
 from temporal_tasks.harness.task_configs import resolve_function
 from temporal_tasks.tools.rescore import task_config, task_metrics
-from tests.hypothesis_profiles import examples
+from tests.helpers.hypothesis_profiles import examples
 
 # Benchmarks register their parsers on import of their parsers module: load them all so every parser is fuzzed.
 load_benchmark_parsers()

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +19,7 @@ from temporal_tasks.base.log import warn_once
 from temporal_tasks.base.run_state import STATE, reset
 from temporal_tasks.tools.samples import docs_of_task
 from tests.conftest import write_responses
+from tests.helpers.paths import SCRIPTS
 
 TASKS = ["timeblind_iacc", "vinoground_group"]
 CUT = "<think>Let me look at the first video frame by frame. The square starts"
@@ -48,7 +48,7 @@ def test_two_evaluations_in_one_process_equal_two_processes(
     responses = write_responses(tmp_path / "responses.jsonl", answers)
     a = {"data_dir": str(fixture_root), "n": 8, "tasks": TASKS, "responses": str(responses)}
     b = {"data_dir": str(data_b), "n": 16, "tasks": TASKS, "responses": str(responses)}
-    script = Path(__file__).parent / "scripts" / "two_evaluations.py"
+    script = SCRIPTS / "two_evaluations.py"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TEMPORAL_TASKS_")}
     env.update(TEMPORAL_TASKS_CACHE_DIR=str(cache_root), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
     records = {}

@@ -12,9 +12,8 @@ import pytest
 
 from temporal_tasks.base import settings
 from temporal_tasks.compat.run_context import Launcher, launcher
+from tests.helpers.paths import PACKAGE, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "temporal_tasks"
 SETTINGS = PACKAGE / "base" / "settings.py"
 COMPAT = PACKAGE / "compat"
 OURS = re.compile(r"\bTEMPORAL_TASKS_[A-Z0-9_]+")

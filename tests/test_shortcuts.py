@@ -318,7 +318,7 @@ def _api_reply(text: str) -> str:
 def test_api_model_gets_0_1_or_n_frames(lmms_eval, offline_env, variant, images):
     from temporal_tasks.benchmarks.timeblind import tasks as timeblind
     from temporal_tasks.scoring.payloads import make_payload
-    from tests.openai_server import OpenAIServer
+    from tests.helpers.openai_server import OpenAIServer
 
     timeblind_agg = SimpleNamespace(**functions("timeblind"))
 

@@ -14,10 +14,9 @@ import pytest
 from temporal_tasks.api.registry import registered
 from temporal_tasks.api.task_template import TEMPLATE
 from temporal_tasks.harness import kit
+from tests.helpers.paths import ROOT, TOY
 
-ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "temporal_tasks" / "benchmarks"
-TOY = Path(__file__).resolve().parent / "toybench"
 DOC = ROOT / "docs" / "adding-a-benchmark.md"
 
 # The author's surface: what a benchmark declares, and what it calls and its YAMLs name.

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("decord")
 pytest.importorskip("torchvision")
 
-from tests.tiny_qwen import build  # noqa: E402
+from tests.helpers.tiny_qwen import build  # noqa: E402
 
 
 @pytest.mark.slow

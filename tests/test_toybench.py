@@ -14,12 +14,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-TOY = Path(__file__).parent / "toybench"
-PACKAGE = Path(__file__).parent.parent / "temporal_tasks"
+from tests.helpers.paths import PACKAGE, TOY
 
 # 4 videos x 2 questions; gold: q0 yes, q1 no. Robust reading: pairs 0 and 1 right (1 through its answer
 # container), pair 2 wrong, pair 3 holds one unreadable answer -> pair_acc 50, invalid 1/8.

@@ -18,8 +18,8 @@ from temporal_tasks.tools.compare import compare_runs
 from temporal_tasks.tools.rescore import rescore
 from temporal_tasks.tools.view.extract import read_span
 from temporal_tasks.tools.view.shapes import group_shape, member_flags
-from tests.browser import load, parse
 from tests.conftest import made_once
+from tests.helpers.browser import load, parse
 
 TASKS = (
     "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("decord")
 pytest.importorskip("torchvision")
 
-from tests.tiny_qwen import build  # noqa: E402
+from tests.helpers.tiny_qwen import build  # noqa: E402
 
 CHECKS = ("invalid_rate", "parse_disagreement", "truncated_rate")
 

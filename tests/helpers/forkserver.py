@@ -12,7 +12,8 @@ child after its environment is set, and the parent is started with the environme
 A request may name a ``script`` instead (``python script.py <argv>``: a plain script on lmms-eval's Python API).
 
 Protocol (JSON lines): the parent reads ``{"argv", "env", "cwd", "stdout", "stderr", "script"?}`` on stdin and answers
-``{"pid": ...}`` when the child starts, then ``{"rc": ...}`` when it ends. Used by ``tests/lmms_runner.py``.
+``{"pid": ...}`` when the child starts, then ``{"rc": ...}`` when it ends. Used by
+``tests/helpers/lmms_runner.py``.
 """
 
 from __future__ import annotations

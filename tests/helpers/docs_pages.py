@@ -10,7 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
 
 # Code blocks in these languages (or none) hold shell lines; python, toml, bibtex blocks are not read for commands.
 SHELL_LANGUAGES = ("", "bash", "sh", "shell", "console")

@@ -2,8 +2,8 @@
 
 ``TEMPORAL_TASKS_TEST_RUNNER`` chooses, for the whole session:
 
-* ``fork`` (default): ``tests/forkserver.py`` imports torch and lmms-eval once per pytest worker, then forks one
-  child per run. The child is a separate process with the run's environment, working directory, argv, exit
+* ``fork`` (default): ``tests/helpers/forkserver.py`` imports torch and lmms-eval once per pytest worker, then forks
+  one child per run. The child is a separate process with the run's environment, working directory, argv, exit
   status and output files, so every run is isolated as a subprocess is; it only skips the import (~10 s of the
   ~15 s a replay run costs on two cores).
 * ``subprocess``: ``python -m lmms_eval`` in a fresh interpreter, every time (what CI did before issue 29).
@@ -65,7 +65,7 @@ def run_subprocess(cmd: list[str], env: dict[str, str], cwd: Path, timeout: floa
 
 
 class ForkServer:
-    """One warm ``tests/forkserver.py`` parent; :meth:`run` is ``python -m lmms_eval <argv>`` forked from it."""
+    """One warm ``tests/helpers/forkserver.py`` parent; :meth:`run` is ``python -m lmms_eval <argv>`` forked from it."""
 
     def __init__(self, log: Path) -> None:
         self._log_path = log
