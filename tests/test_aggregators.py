@@ -14,6 +14,7 @@ from temporal_tasks.scoring import aggregations
 from temporal_tasks.scoring.aggregations import list_aggregations
 from temporal_tasks.scoring.metrics import ci, outcomes, policy, reset_tables, score
 from temporal_tasks.tools.compare import paired_test
+from tests.helpers.payloads import toy_spec
 
 
 def _pair(group: str, test: str, pos: str | None, neg: str | None, category: str = "") -> list[dict]:
@@ -32,10 +33,6 @@ ITEMS = (
 )  # fmt: skip
 PAIR = (("pos", "neg"),)
 TESTS = Strata("test", ("ctl", "t1", "t2"), exclude=("ctl",))
-
-
-def _toy(*lists: MetricList, roles=("pos", "neg")) -> Benchmark:
-    return Benchmark(name="toy", title="Toy", package="toy", metric_lists=lists, roles=roles)
 
 
 def _read_in(mode: str | None, items: list[dict] = ITEMS) -> list[dict]:
@@ -106,10 +103,10 @@ def test_velocitis_aggregations_give_the_same_numbers_whatever_the_environment(m
 def test_prefix_per_stratum_keys_differences_and_stability_keys():
     values = {"s": Metric(PAIR, strata=TESTS), "n": Metric((("neg",),), strata=TESTS), "d": Difference("s", "n")}
     with pytest.raises(ValueError, match="difference of keys the block lacks"):
-        _toy(MetricList("f.yaml", values=values, per_category=(PerCategory(("s", "d"), ("t1",)),)))
+        toy_spec(MetricList("f.yaml", values=values, per_category=(PerCategory(("s", "d"), ("t1",)),)))
     block = PerCategory(("s", "n", "d"), ("t1", "t2", "ctl"))
     ml = MetricList("f.yaml", values=values, ci=("s",), per_category=(block,), prefix="p_")
-    aggs = list_aggregations(_toy(ml), ml)
+    aggs = list_aggregations(toy_spec(ml), ml)
     cats = {f"p_{f}_{t}" for f in ("s", "n", "d") for t in ("t1", "t2", "ctl")}
     plain = {"p_s", "p_n", "p_d", "p_s_ci_low", "p_s_ci_high", "p_invalid_rate", "p_parse_disagreement"}
     grouped = ("p_s", "p_n", *(f"p_{f}_{t}" for f in ("s", "n") for t in ("t1", "t2", "ctl")))
@@ -141,7 +138,7 @@ def test_a_category_within_whole_groups():
         p["category"] = "Other Kind"  # the neg questions: slugged "other_kind"
     block = PerCategory(("acc",), ("fine", "coarse", "other_kind"), within="category")
     ml = MetricList("f.yaml", values={"acc": Metric("each")}, per_category=(block,))
-    aggs = list_aggregations(_toy(ml), ml)
+    aggs = list_aggregations(toy_spec(ml), ml)
     assert "acc_fine_ci_low" not in aggs and "acc_fine_consensus_accuracy" in aggs
     reset_tables()
     assert aggs["acc"](items) == 75.0
@@ -156,12 +153,12 @@ def test_a_category_within_whole_groups():
 def test_a_unit_naming_an_undeclared_role_is_an_error_at_import():
     ml = MetricList("f.yaml", values={"m": Metric((("pos", "nge"),))})
     with pytest.raises(ValueError, match=r"roles \['nge'\] that the benchmark does not declare"):
-        _toy(ml)
-    _toy(MetricList("f.yaml", values={"m": Metric((("pos", "neg"),))}))  # declared: fine
+        toy_spec(ml)
+    toy_spec(MetricList("f.yaml", values={"m": Metric((("pos", "neg"),))}))  # declared: fine
     with pytest.raises(ValueError, match="not metrics of the list"):
-        _toy(MetricList("f.yaml", values={"m": Metric()}, ci=("x",)))
+        toy_spec(MetricList("f.yaml", values={"m": Metric()}, ci=("x",)))
     with pytest.raises(ValueError, match="difference of values the list does not have"):
-        _toy(MetricList("f.yaml", values={"m": Metric(), "d": Difference("m", "q")}))
+        toy_spec(MetricList("f.yaml", values={"m": Metric(), "d": Difference("m", "q")}))
     with pytest.raises(ValueError, match="score_gt compares two roles"):
         Metric((("pos", "neg", "x"),), score_gt="p")
 

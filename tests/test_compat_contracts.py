@@ -12,9 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from temporal_tasks import compat
-
-LMMS_EVAL_CHANGED = "lmms-eval changed: temporal_tasks/compat/ relies on this; re-check it against the new version"
-
+from tests.helpers.compat import LMMS_EVAL_CHANGED
 
 # ----------------------------------------------------------------------------- compat contracts
 

@@ -21,13 +21,11 @@ from temporal_tasks.answers.official_rules import official_response
 from temporal_tasks.api.spec import slug
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.tools.export import export
+from tests.helpers.benchmarks.velociti import per_test_csvs, velociti_mcq
+from tests.helpers.files import read_jsonl, write_samples_file
 
 TESTS7 = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
 OFFICIAL = {"TEMPORAL_TASKS_PARSER": "official"}
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _results_dir(run_root: Path) -> Path:
@@ -53,8 +51,8 @@ def vinoground_get_score_all(data: Path, results: Path) -> dict[str, dict[str, t
     scores = {}
     for model in os.listdir(results):
         try:
-            text = {it["idx"]: it["response"] for it in _read_jsonl(results / model / "textscore-response.jsonl")}
-            video = {it["idx"]: it["response"] for it in _read_jsonl(results / model / "videoscore-response.jsonl")}
+            text = {it["idx"]: it["response"] for it in read_jsonl(results / model / "textscore-response.jsonl")}
+            video = {it["idx"]: it["response"] for it in read_jsonl(results / model / "videoscore-response.jsonl")}
         except OSError:
             continue
 
@@ -113,7 +111,7 @@ def test_vinoground_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path
         "vinoground_group_official/textscore-response.jsonl", "vinoground_group_official/videoscore-response.jsonl",
         "vinoground_text/textscore-response.jsonl",
     }  # fmt: skip
-    lines = _read_jsonl(out / "vinoground_group" / "textscore-response.jsonl")
+    lines = read_jsonl(out / "vinoground_group" / "textscore-response.jsonl")
     assert [x["idx"] for x in lines] == [f"{i}_{s}" for i in range(4) for s in ("pos", "neg")]
     assert lines[2] == {"idx": "1_pos", "response": " ", "question_id": "1_pos_text", "gold": "A"}
     assert lines[6]["response"] == "(B)"  # everything else verbatim
@@ -152,7 +150,7 @@ def temporalbench_get_qa_acc(data_folder: Path, data_json: str, output_folder: P
     output_dir = output_folder / data_json.split(".")[0]
     out = {}
     for pred_name in os.listdir(output_dir):
-        preds = _read_jsonl(output_dir / pred_name)
+        preds = read_jsonl(output_dir / pred_name)
         correct = 0
         mba: dict[str, bool] = {}
         by_ds: dict[str, list[bool]] = defaultdict(list)
@@ -184,7 +182,9 @@ def temporalbench_get_qa_acc(data_folder: Path, data_json: str, output_folder: P
 
 @pytest.mark.slow
 def test_temporalbench_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path):
-    from tests.test_temporalbench import ANSWERS  # wrong, unreadable ("(B)", "I think A") and empty answers
+    from tests.helpers.benchmarks.temporalbench import (
+        ANSWERS,  # wrong, unreadable ("(B)", "I think A") and empty answers
+    )
 
     run = lmms_eval("temporalbench_short_mba,temporalbench_long_mba", responses=ANSWERS, env=OFFICIAL)
     out = tmp_path / "export"
@@ -193,7 +193,7 @@ def test_temporalbench_export_scores_like_the_run(lmms_eval, fixture_root, tmp_p
     short = out / "temporalbench_short_qa" / "temporalbench_short_mba.jsonl"
     long = out / "temporalbench_long_qa" / "temporalbench_long_mba.jsonl"
     assert sorted(p.relative_to(out) for p in out.rglob("*.jsonl")) == [p.relative_to(out) for p in (long, short)]
-    lines = _read_jsonl(short)
+    lines = read_jsonl(short)
     assert {x["idx"] for x in lines} == {k for k in ANSWERS if k.startswith("short_video/")}
     assert {x["idx"]: x["response"] for x in lines} == {
         k: official_response(v) for k, v in ANSWERS.items() if k.startswith("short_video/")
@@ -215,20 +215,10 @@ def test_temporalbench_export_scores_like_the_run(lmms_eval, fixture_root, tmp_p
         assert os.listdir(path.parent) == [path.name]  # one prediction file per part: the scorer reads them all
 
 
-# ----------------------------------------------------------------------------- VELOCITI
-
-
-def _per_test_csvs(folder: Path):
-    import pandas as pd
-
-    # metrics.py: glob("*.csv"), the result named by the file name, read with pandas
-    return {Path(f).name.split(".")[0]: pd.read_csv(f) for f in sorted(folder.glob("*.csv"))}
-
-
 def velociti_metrics_py_entail(folder: Path) -> dict[str, tuple[float, float]]:
     """``metrics.py`` entail: per test (StrictVLE, ClassicVLE) from ``pos_score``/``neg_score``, in percent."""
     out = {}
-    for name, data in _per_test_csvs(folder).items():
+    for name, data in per_test_csvs(folder).items():
         pos, neg = data["pos_score"], data["neg_score"]
         strict = sum(1 for i in range(len(pos)) if pos[i] > 0.5 and neg[i] < 0.5)
         classic = sum(1 for i in range(len(pos)) if pos[i] > neg[i])
@@ -239,7 +229,7 @@ def velociti_metrics_py_entail(folder: Path) -> dict[str, tuple[float, float]]:
 def velociti_closed_entail(folder: Path) -> dict[str, float]:
     """``gemini/closed_model_metrics.py::strict_vle_closed`` on ``pos_pred``/``neg_pred``, in percent."""
     out = {}
-    for name, data in _per_test_csvs(folder).items():
+    for name, data in per_test_csvs(folder).items():
         pos, neg = data["pos_pred"], data["neg_pred"]
         cnt = tot = 0
         for i in range(len(pos)):
@@ -249,23 +239,6 @@ def velociti_closed_entail(folder: Path) -> dict[str, float]:
             elif pos[i] in ("Yes", "No") and neg[i] in ("Yes", "No"):
                 tot += 1
         out[name] = 100 * cnt / tot
-    return out
-
-
-def velociti_mcq(folder: Path) -> dict[str, tuple[float, float, float]]:
-    """``metrics.py::mcq(gt_A, gt_B)``: first token exactly A/B, rows invalid in either order dropped; percent."""
-    out = {}
-    for name, data in _per_test_csvs(folder).items():
-        ans_a, ans_b = data["gt_A"], data["gt_B"]
-        cnt_a = cnt_b = cnt_ab = tot = 0
-        for i in range(len(ans_a)):
-            a_i, b_i = ans_a[i].split()[0], ans_b[i].split()[0]
-            if a_i in ("A", "B") and b_i in ("A", "B"):
-                tot += 1
-                cnt_a += a_i == "A"
-                cnt_b += b_i == "B"
-                cnt_ab += a_i == "A" and b_i == "B"
-        out[name] = (100 * cnt_a / tot, 100 * cnt_b / tot, 100 * cnt_ab / tot)
     return out
 
 
@@ -286,7 +259,11 @@ def _mean7(per_test: dict[str, float]) -> float:
 
 @pytest.mark.slow
 def test_velociti_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path, monkeypatch):
-    from tests.test_velociti import LOGPS, all_answers, write_replay  # tricky answers and log-probabilities
+    from tests.helpers.benchmarks.velociti import (  # tricky answers and log-probabilities
+        LOGPS,
+        all_answers,
+        write_replay,
+    )
 
     replay = write_replay(tmp_path / "replay.jsonl", all_answers(), LOGPS)
     run = lmms_eval("velociti_strictvle,velociti_strictvle_prob,velociti_mc", responses=replay, env=OFFICIAL)
@@ -312,7 +289,7 @@ def test_velociti_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path, 
     for test, value in closed.items():
         assert strict[f"strict_vle_{test}"] == pytest.approx(value), test
     assert strict["strict_vle"] == pytest.approx(_mean7(closed))
-    for data in _per_test_csvs(out / "velociti_strictvle").values():  # the labels follow from the raw answers
+    for data in per_test_csvs(out / "velociti_strictvle").values():  # the labels follow from the raw answers
         assert list(data["pos_pred"]) == [closed_yes_no(x) for x in data["pos_response"]]
         assert list(data["neg_pred"]) == [closed_yes_no(x) for x in data["neg_response"]]
 
@@ -334,16 +311,6 @@ def test_velociti_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path, 
     assert (rows[1]["gt_A"], rows[1]["response_A"]) == ("[unreadable]", "")  # row 12: an empty answer
 
 
-# ----------------------------------------------------------------------------- in-process
-
-
-def _samples_file(path: Path, payloads: list[dict], docs: list[dict] | None = None) -> Path:
-    with open(path, "w", encoding="utf-8") as fh:
-        for i, p in enumerate(payloads):
-            fh.write(json.dumps({"doc_id": i, "doc": (docs or [{}] * len(payloads))[i], "some_metric": p}) + "\n")
-    return path
-
-
 def test_temporalbench_caption_export(tmp_path):
     caps = [
         {"question_id": "short_video/COIN/a.mp4", "group_id": "short_video/COIN/a.mp4", "role": "caption",
@@ -351,11 +318,11 @@ def test_temporalbench_caption_export(tmp_path):
         {"question_id": "short_video/COIN/b.mp4", "group_id": "short_video/COIN/b.mp4", "role": "caption",
          "answer": "A red square.", "gold": "A red square grows."},
     ]  # fmt: skip
-    f = _samples_file(tmp_path / "20260101_samples_temporalbench_caption_sim.jsonl", caps)
+    f = write_samples_file(tmp_path / "20260101_samples_temporalbench_caption_sim.jsonl", caps)
     (path,) = export("temporalbench", [f], tmp_path / "out")
     assert path == tmp_path / "out" / "temporalbench_short_caption" / "temporalbench_caption_sim.jsonl"
     # get_captioning_score.py reads idx and response; a caption is written verbatim, even an empty one
-    assert _read_jsonl(path) == [
+    assert read_jsonl(path) == [
         {"idx": "short_video/COIN/a.mp4", "response": "", "gold": "A square moves."},
         {"idx": "short_video/COIN/b.mp4", "response": "A red square.", "gold": "A red square grows."},
     ]
@@ -371,7 +338,7 @@ def test_velociti_export_leaves_out_incomplete_rows_and_odd_cells(tmp_path, monk
 
     payloads = [mc(0, "posA", "NA"), mc(0, "posB", "B is right"), mc(1, "posA", "A"), mc(2, "posB", "B"),
                 mc(2, "posA", "A")]  # fmt: skip
-    f = _samples_file(tmp_path / "20260101_samples_velociti_mc.jsonl", payloads)
+    f = write_samples_file(tmp_path / "20260101_samples_velociti_mc.jsonl", payloads)
     (path,) = export("velociti", [f], tmp_path / "out")
     with open(path, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -383,10 +350,10 @@ def test_velociti_export_leaves_out_incomplete_rows_and_odd_cells(tmp_path, monk
 
 
 def test_export_errors(tmp_path):
-    f = _samples_file(tmp_path / "20260101_samples_velociti_mc.jsonl", [])
+    f = write_samples_file(tmp_path / "20260101_samples_velociti_mc.jsonl", [])
     with pytest.raises(DataError, match="no samples of a vinoground"):
         export("vinoground", [f], tmp_path / "out")
     bad = {"question_id": "7_text", "group_id": "vinoground/7", "role": "pos_text", "answer": "A", "gold": "A"}
-    g = _samples_file(tmp_path / "20260101_samples_vinoground_text.jsonl", [bad])
+    g = write_samples_file(tmp_path / "20260101_samples_vinoground_text.jsonl", [bad])
     with pytest.raises(DataError, match=re.escape("is not '<pair>_<pos|neg>_<text|video>'")):
         export("vinoground", [g], tmp_path / "out")

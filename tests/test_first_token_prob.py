@@ -20,25 +20,8 @@ pytest.importorskip("decord")
 pytest.importorskip("torchvision")
 
 from temporal_tasks.benchmarks.velociti.loader import ENTAIL_PROMPT  # noqa: E402  (the paper's prompt, checked in test_velociti)
+from tests.helpers.frames import all_frames, mid_second, uniform_nearest
 from tests.helpers.tiny_qwen import build, build_llava_onevision  # noqa: E402
-
-
-def _all_frames(path: Path) -> np.ndarray:
-    import av
-
-    with av.open(str(path)) as container:
-        return np.stack([f.to_ndarray(format="rgb24") for f in container.decode(video=0)])
-
-
-def _uniform(total: int, k: int) -> list[int]:
-    """k frames from first to last, nearest index (the fixture's counts never hit a .5 tie)."""
-    return [round(i * (total - 1) / (k - 1)) for i in range(k)]
-
-
-def _mid_second(total: int, native_fps: int, fps: float) -> list[int]:
-    """VELOCITI's clip_utils: one frame at t = 0.5/fps, 1.5/fps, … over the whole clip."""
-    n = int(total / native_fps * fps)
-    return [min(int((i + 0.5) / fps * native_fps), total - 1) for i in range(n)]
 
 
 class Reference:
@@ -70,11 +53,11 @@ class Reference:
         path = self.tmp / f"{video_id}.mp4"
         if not path.exists():
             path.write_bytes(self.zip.read(f"velociti_videos/{video_id}.mp4"))
-        frames = _all_frames(path)
+        frames = all_frames(path)
         if "fps" in self.frames:
-            idx = _mid_second(len(frames), 2, self.frames["fps"])  # fixture clips: 20 frames at 2 fps
+            idx = mid_second(len(frames), 2, self.frames["fps"])  # fixture clips: 20 frames at 2 fps
         else:
-            idx = _uniform(len(frames), self.frames["max_frames"])
+            idx = uniform_nearest(len(frames), self.frames["max_frames"])
         # the timing a time-aware processor (Qwen2.5-VL) needs: sampled rate = len(idx) / total * 2 fps
         return frames[idx], {"total_num_frames": len(frames), "fps": 2.0, "frames_indices": idx}
 
@@ -194,7 +177,7 @@ def test_fps_indices_follow_the_official_mid_second_sampler():
 
     # the spec's example: a 10 s clip at 24 fps -> frames 12, 36, ..., 228
     assert fps_indices(240, 24.0, 1.0).tolist() == list(range(12, 240, 24))
-    assert fps_indices(20, 2.0, 1.0).tolist() == _mid_second(20, 2, 1.0) == list(range(1, 20, 2))
+    assert fps_indices(20, 2.0, 1.0).tolist() == mid_second(20, 2, 1.0) == list(range(1, 20, 2))
     assert fps_indices(300, 29.97, 1.0).tolist() == [int((i + 0.5) * 30) for i in range(10)]  # rate rounded
     assert fps_indices(5, 10.0, 1.0).tolist() == [2]  # shorter than one interval: the middle frame
 
@@ -208,9 +191,9 @@ def test_read_frames_reports_the_timing_of_the_sampled_frames(tmp_path):
     assert frames.shape == (10, 64, 64, 3)
     assert meta["frames_indices"] == list(range(1, 20, 2)) and meta["total_num_frames"] == 20
     assert meta["fps"] == pytest.approx(2.0) and meta["duration"] == pytest.approx(10.0)
-    assert np.array_equal(frames, _all_frames(path)[meta["frames_indices"]])
+    assert np.array_equal(frames, all_frames(path)[meta["frames_indices"]])
     frames, meta = read_frames_with_metadata(path, num_frames=8)
-    assert meta["frames_indices"] == _uniform(20, 8) and len(frames) == 8
+    assert meta["frames_indices"] == uniform_nearest(20, 8) and len(frames) == 8
 
 
 def test_loglikelihood_reuses_one_forward_pass_per_question(tiny_model, tmp_path, monkeypatch):

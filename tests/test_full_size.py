@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from temporal_tasks.data.fixtures import write_fixtures
-from tests.test_timeblind import official_get_scores
+from tests.helpers.benchmarks.timeblind import official_get_scores
 
 pytestmark = pytest.mark.slow
 

@@ -28,37 +28,18 @@ from temporal_tasks.tools import importer
 from temporal_tasks.tools.importer import RECORD, RESPONSES, import_answers, score, score_command
 from temporal_tasks.tools.provenance import differences
 from tests.conftest import made_once
-
-TIMEBLIND_SUFFIX = {"yes_no": " Please output Yes or No.", "multiple_choice": " Please output A or B."}
+from tests.helpers.benchmarks.timeblind import data_rows, official_get_scores, official_predictions
 
 
 def _read_jsonl(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def _timeblind_rows(root: Path) -> list[dict]:
-    return _read_jsonl(root / "timeblind" / "data.jsonl")
-
-
-def official_predictions(rows: list[dict], outputs: dict[int, str | None]) -> list[dict]:
-    """What TimeBlind's evaluate.py writes: index, video_path, question (with the suffix), model_output."""
-    return [
-        {
-            "index": r["index"],
-            "video_path": r["video_path"],
-            "question": r["question"] + TIMEBLIND_SUFFIX[r["type"]],
-            "model_output": outputs[r["index"]],
-        }  # fmt: skip
-        for r in rows
-        if r["index"] in outputs
-    ]
-
-
 # ----------------------------------------------------------------------------- counting (small fixtures)
 
 
 def test_timeblind_official_predictions_every_loss_counted(offline_env, tmp_path):
-    rows = _timeblind_rows(offline_env)
+    rows = data_rows(offline_env)
     outputs: dict[int, str | None] = {r["index"]: ("Yes" if r["type"] == "yes_no" else "A") for r in rows}
     outputs[1] = None  # a null output: kept as an empty answer
     del outputs[6]  # a question without answer: instance 1 incomplete
@@ -98,7 +79,7 @@ def test_timeblind_official_predictions_every_loss_counted(offline_env, tmp_path
 
 
 def test_timeblind_wrong_data_or_format_is_a_clear_error(offline_env, tmp_path):
-    rows = _timeblind_rows(offline_env)
+    rows = data_rows(offline_env)
     preds = official_predictions(rows, {r["index"]: "Yes" for r in rows})
     preds[5]["video_path"] = "TimeBlind/videos/vid_00099_1.mp4"
     bad = tmp_path / "predictions.json"
@@ -357,7 +338,7 @@ def _build_round_trip(work: Path, launch) -> dict:
         for key, value in env.items():
             mp.setenv(key, value)
         rng = random.Random(31)
-        rows = _timeblind_rows(root)
+        rows = data_rows(root)
         outputs, careful, official = _thinking_answers(rows, rng)
         docs = {t: docs_of_task(t) for t in ROUND_TRIP_TASKS if t != "timeblind_iacc"}
         lines = [{"task": "timeblind_iacc", "question_id": str(i), "response": o or ""} for i, o in outputs.items()]
@@ -465,7 +446,6 @@ def test_replay_runs_and_import_score_build_no_paired_video(round_trip):
 @pytest.mark.slow
 def test_round_trip_keeps_timeblind_raw_answers_in_both_readings(round_trip):
     from temporal_tasks.tools.rescore import rescore_task
-    from tests.test_timeblind import official_get_scores
 
     work = round_trip["work"]
     original = _read_jsonl(next((work / "original").rglob("*_samples_timeblind_iacc.jsonl")))
@@ -526,7 +506,7 @@ def test_compare_refuses_an_imported_run_then_pairs_it_with_force(round_trip):
 
 
 def test_cli_import_prints_the_counts_and_stops_cleanly_on_a_wrong_file(offline_env, tmp_path, capsys):
-    rows = _timeblind_rows(offline_env)
+    rows = data_rows(offline_env)
     src = tmp_path / "predictions.json"
     src.write_text(json.dumps(official_predictions(rows, {r["index"]: "Yes" for r in rows[:-1]})), encoding="utf-8")
     assert cli.main(["import", "--benchmark", "timeblind", str(src), "--out", str(tmp_path / "out")]) == 0

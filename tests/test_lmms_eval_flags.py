@@ -22,8 +22,8 @@ from temporal_tasks.data.fixtures import write_fixtures
 from temporal_tasks.harness.task_configs import resolve_function, task_config
 from temporal_tasks.tools.rescore import rescore, task_metrics
 from temporal_tasks.tools.samples import line_payload
+from tests.helpers.benchmarks.timeblind import TRICKY
 from tests.helpers.paths import SCRIPTS
-from tests.test_timeblind import TRICKY
 
 TASK = "timeblind_iacc"
 

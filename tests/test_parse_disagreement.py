@@ -8,33 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from temporal_tasks.answers.options import option
 from temporal_tasks.cli import our_tasks
 from temporal_tasks.scoring.aggregations import functions, parse_disagreement
 from temporal_tasks.scoring.payloads import make_payload
 from temporal_tasks.tools.rescore import reparse, task_config
-
-TEXT_OPTIONS = [option("A", "a woman talks to a man"), option("B", "a man is waving")]
-
-GENERATE_TASKS = {
-    "timeblind_iacc", "vinoground_group", "vinoground_group_official", "vinoground_text", "vinoground_video",
-    "vinoground_text_blind", "temporalbench_short_mba", "temporalbench_long_mba", "velociti_strictvle",
-    "velociti_strictvle_subset", "velociti_mc", "velociti_mc_subset",
-}  # fmt: skip
-
-
-def _doc(group: str, role: str, size: int, gold: str = "B") -> dict:
-    return {
-        "question_id": f"{group}_{role}",
-        "group_id": group,
-        "role": role,
-        "group_size": size,
-        "gold": gold,
-        "parser": "first_char_ab",
-        "options": TEXT_OPTIONS,
-        "categories": [],
-    }
-
+from tests.helpers.payloads import GENERATE_TASKS, ab_doc
 
 # Group g1 (4 questions), by hand:       robust  official  differ
 ANSWERS_G1 = {
@@ -50,16 +28,16 @@ ANSWERS_G3 = {"r0": "Answer: B"}
 
 
 def _payloads() -> list[dict]:
-    items = [make_payload(_doc("g1", r, 4), a) for r, a in ANSWERS_G1.items()]
-    items += [make_payload(_doc("g2", r, 2), a) for r, a in ANSWERS_G2.items()]
-    items += [make_payload(_doc("g3", r, 2), a) for r, a in ANSWERS_G3.items()]
+    items = [make_payload(ab_doc("g1", r, 4), a) for r, a in ANSWERS_G1.items()]
+    items += [make_payload(ab_doc("g2", r, 2), a) for r, a in ANSWERS_G2.items()]
+    items += [make_payload(ab_doc("g3", r, 2), a) for r, a in ANSWERS_G3.items()]
     return items
 
 
 @pytest.mark.parametrize("mode", ["robust", "official"])
 def test_payload_keeps_both_readings(monkeypatch, mode):
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
-    p = make_payload(_doc("g", "r", 1), "A man is waving")
+    p = make_payload(ab_doc("g", "r", 1), "A man is waving")
     assert (p["pred_robust"], p["pred_official"]) == ("B", "A")
     assert p["pred"] == {"robust": "B", "official": "A"}[mode]
     assert p["correct"] == (mode == "robust")  # gold B
@@ -83,12 +61,14 @@ def test_parse_disagreement_hand_computed_any_order(monkeypatch, mode):
 
 def test_parse_disagreement_edge_cases():
     assert math.isnan(parse_disagreement([]))
-    empty = [make_payload(_doc("e", r, 2), "") for r in ("r0", "r1")]
+    empty = [make_payload(ab_doc("e", r, 2), "") for r in ("r0", "r1")]
     assert parse_disagreement(empty) == 0.0  # unreadable in both modes is agreement
-    cut = [make_payload(_doc("c", "r0", 2), "Answer: B")]
+    cut = [make_payload(ab_doc("c", "r0", 2), "Answer: B")]
     assert math.isnan(parse_disagreement(cut))  # nothing complete to score
     # payloads of an older run lack the readings: reparse adds them (and no option text: caption echoes stay A/None)
-    old = {k: v for k, v in make_payload(_doc("o", "r0", 1), "(A)").items() if k not in ("pred_robust", "option_keys")}
+    old = {
+        k: v for k, v in make_payload(ab_doc("o", "r0", 1), "(A)").items() if k not in ("pred_robust", "option_keys")
+    }
     old.pop("pred_official")
     assert math.isnan(parse_disagreement([old]))
     assert parse_disagreement([reparse(old, None)]) == 100.0
@@ -146,7 +126,7 @@ def test_parse_disagreement_shares_the_table_of_other_keys():
     for g in range(300):
         for r in range(4):
             answer = "(A)" if (g + r) % 3 == 0 else "A"
-            items.append(make_payload(_doc(f"g{g}", f"r{r}", 4, gold="A"), answer))
+            items.append(make_payload(ab_doc(f"g{g}", f"r{r}", 4, gold="A"), answer))
     expected_all = 100 * sum((g + r) % 3 == 0 for g in range(300) for r in range(4)) / 1200
     question_rate([dict(p, correct=not p["correct"]) for p in items], INVALID)  # unrelated work first
     timeblind_agg = SimpleNamespace(**functions("timeblind"))
@@ -157,6 +137,6 @@ def test_parse_disagreement_shares_the_table_of_other_keys():
     expected_sub = 100 * sum((g + r) % 3 == 0 for g in range(0, 300, 5) for r in range(4)) / len(subset)
     assert parse_disagreement(subset) == pytest.approx(expected_sub)
     # a replayed answer to the same question counts once; a cut group counts not at all
-    noisy = [*items, items[0], make_payload(_doc("cut", "r0", 4), "(A)")]
+    noisy = [*items, items[0], make_payload(ab_doc("cut", "r0", 4), "(A)")]
     random.Random(7).shuffle(noisy)
     assert parse_disagreement(noisy) == pytest.approx(expected_all)

@@ -11,7 +11,6 @@ import json
 import math
 import random
 import statistics
-from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -27,28 +26,15 @@ from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.scoring.bootstrap import bootstrap_ci, bootstrap_ci_repeats
 from temporal_tasks.scoring.metrics import reset_tables, score
 from temporal_tasks.scoring.table import majority
-from tests.test_timeblind import official_get_scores
+from tests.helpers.benchmarks.timeblind import official_get_scores
+from tests.helpers.repeats import SMALL, K, three, vote
 
 timeblind_agg = SimpleNamespace(**functions("timeblind"))
-# Small TimeBlind fixture (4 instances x 4 trials, gold yes,no,no,yes / A,B,B,A): three repeats that differ.
-# By hand, per repeat: I-Acc 2/4, 2/4, 1/4 (instance 0 right in r0 only, 1 in r1 and r2, 2 in r0 and r1,
-# 3 never); trials 11/16, 11/16, 9/16; unreadable: question 3's third answer only.
-SMALL = {
-    "0": ["Yes", "Yes", "No"], "1": ["No", "Yes", "No"], "2": "no", "3": ["yes", "yes", ""],
-    "4": "Yes", "5": ["Yes", "No", "No"], "6": "No", "7": "Yes",
-    "8": "A", "9": "(B)", "10": "B", "11": ["A", "A", "B"],
-    "12": "B", "13": "A", "14": "A", "15": "B",
-}  # fmt: skip
-K = 3
-
-
-def _three(answer: str | list[str]) -> list[str]:
-    return list(answer) if isinstance(answer, list) else [answer] * K
 
 
 def _payloads(docs: list[dict], answers: dict) -> list[dict]:
     # lmms-eval hands process_results the k answers flattened: [a1, ..., ak]
-    return [timeblind.process_results(d, _three(answers[d["question_id"]]))["instance_acc"] for d in docs]
+    return [timeblind.process_results(d, three(answers[d["question_id"]]))["instance_acc"] for d in docs]
 
 
 @pytest.fixture
@@ -155,7 +141,7 @@ def test_rescore_rereads_every_repeat(tb_docs):
 
     lines = []
     for d in tb_docs:
-        given = _three(SMALL[d["question_id"]])
+        given = three(SMALL[d["question_id"]])
         lines.append({"doc_id": int(d["question_id"]), "filtered_resps": given, **timeblind.process_results(d, given)})
     got = rescore_task("timeblind_iacc", lines)
     assert got["instance_acc_consensus_accuracy"] == 75.0 and got["instance_acc_consistency_rate"] == 25.0
@@ -163,14 +149,6 @@ def test_rescore_rereads_every_repeat(tb_docs):
     lines[0]["filtered_resps"] = ["Yes"]
     with pytest.raises(Exception, match="holds 3 repeats but the sample line's resps hold 1"):
         rescore_task("timeblind_iacc", lines)
-
-
-# ---------------------------------------------------------------- the real CLI (replay)
-
-
-def _majority(labels: list) -> object:
-    top = Counter(labels).most_common(2)
-    return None if len(top) > 1 and top[0][1] == top[1][1] else top[0][0]
 
 
 def _stability(per_repeat: list[float], consensus: float, outcomes: list[tuple]) -> dict[str, float]:
@@ -219,7 +197,7 @@ def test_timeblind_full_size_three_repeats(lmms_eval, full_root, tmp_path):
     got = run.metrics("timeblind_iacc")
 
     per_repeat = [official_get_scores(lab) for lab in labels]
-    majority = {i: _majority([lab[i] for lab in labels]) for i in labels[0]}
+    majority = {i: vote([lab[i] for lab in labels]) for i in labels[0]}
     consensus = official_get_scores({i: -1 if m is None else m for i, m in majority.items()})
     gold = (1, 0, 0, 1)
     outcomes = [tuple(all(lab[4 * g + t] == gold[t] for t in range(4)) for lab in labels) for g in range(600)]
@@ -271,7 +249,7 @@ def test_vinoground_group_full_size_three_repeats(lmms_eval, full_root):
 
     outcomes = [tuple(group_ok(i, lambda q, k, r=r: read[(q, k)][r]) for r in range(K)) for i in pairs]
     per_repeat = [100.0 * sum(o[r] for o in outcomes) / len(pairs) for r in range(K)]
-    consensus = 100.0 * sum(group_ok(i, lambda q, k: _majority(read[(q, k)])) for i in pairs) / len(pairs)
+    consensus = 100.0 * sum(group_ok(i, lambda q, k: vote(read[(q, k)])) for i in pairs) / len(pairs)
     assert len(set(per_repeat)) > 1
     run = lmms_eval("vinoground_group", responses=answers, data_dir=full_root, args=["--repeats", "3"])
     got = run.metrics("vinoground_group")
@@ -283,7 +261,7 @@ def test_vinoground_group_full_size_three_repeats(lmms_eval, full_root):
 
 @pytest.mark.slow
 def test_repeats_one_is_the_single_run(lmms_eval, shared_lmms_eval):
-    from tests.test_timeblind import TRICKY
+    from tests.helpers.benchmarks.timeblind import TRICKY
 
     plain = shared_lmms_eval("timeblind_iacc", responses=TRICKY)
     once = lmms_eval("timeblind_iacc", responses=TRICKY, args=["--repeats", "1"])
@@ -296,7 +274,7 @@ def test_repeats_one_is_the_single_run(lmms_eval, shared_lmms_eval):
 
 @pytest.mark.slow
 def test_replay_list_of_wrong_length_is_a_clear_error(lmms_eval):
-    from tests.test_timeblind import TRICKY
+    from tests.helpers.benchmarks.timeblind import TRICKY
 
     answers = {**TRICKY, "0": ["Yes", "No", "Yes"]}
     run = lmms_eval("timeblind_iacc", responses=answers, args=["--repeats", "2"], expect_ok=False)
@@ -306,7 +284,7 @@ def test_replay_list_of_wrong_length_is_a_clear_error(lmms_eval):
 
 @pytest.mark.slow
 def test_loglikelihood_task_scores_once_and_says_so(lmms_eval, tmp_path):
-    from tests.test_velociti import LOGPS, all_answers, write_replay
+    from tests.helpers.benchmarks.velociti import LOGPS, all_answers, write_replay
 
     replay = write_replay(tmp_path / "replay.jsonl", all_answers(), LOGPS)
     plain = lmms_eval("velociti_strictvle_prob", responses=replay)
@@ -379,7 +357,7 @@ def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
     for a in answers:
         robust, official, _errors = get_parser(doc["parser"]).read_all(a, keys)
         readings.append(official if mode == "official" else robust)
-    winner = _majority(readings)
+    winner = vote(readings)
     return "" if winner is None else answers[readings.index(winner)]
 
 

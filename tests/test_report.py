@@ -21,43 +21,7 @@ from temporal_tasks.tools.report import (
     model_label,
     parse_task_metrics,
 )
-
-
-def _metrics(values: dict[str, float]) -> dict:
-    """lmms-eval's entry layout: ``<m>,none`` plus the "N/A" stderr keys it adds next to each metric."""
-    out: dict = {}
-    for key, value in values.items():
-        out[f"{key},none"] = value
-        if not key.endswith(("_ci_low", "_ci_high")):
-            out[f"{key}_stderr,none"] = "N/A"
-            out[f"{key}_stderr_clt,none"] = "N/A"
-    return out
-
-
-def _write_results(
-    path: Path,
-    results: dict[str, dict[str, float]],
-    *,
-    model: str = "qwen2_vl",
-    model_args: str = "",
-    model_name: str = "",
-    limit: float | None = None,
-    n_samples: dict | None = None,
-    date: str = "20261122_101010",
-) -> Path:
-    data = {
-        "results": {task: {"alias": task, **_metrics(vals)} for task, vals in results.items()},
-        "group_subtasks": {task: [] for task in results},
-        "config": {"model": model, "model_args": model_args, "limit": limit, "batch_size": 1},
-        "model_name": model_name,
-        "date": date,
-        "n-samples": n_samples or {task: {"original": 600, "effective": 600} for task in results},
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # allow_nan: lmms-eval writes NaN for undefined metrics, and so do we here.
-    path.write_text(json.dumps(data, indent=1, allow_nan=True), encoding="utf-8")
-    return path
-
+from tests.helpers.results_files import write_results
 
 RUN_A = {
     "timeblind_iacc": {
@@ -119,13 +83,13 @@ RUN_B = {
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory) -> list[Path]:
     tmp_path = tmp_path_factory.mktemp("runs")
-    a = _write_results(
+    a = write_results(
         tmp_path / "runs" / "Qwen__Qwen2-VL-2B-Instruct" / "20261122_101010_results.json",
         RUN_A,
         model_args="pretrained=Qwen/Qwen2-VL-2B-Instruct,max_pixels=200704",
         model_name="Qwen/Qwen2-VL-2B-Instruct",
     )
-    b = _write_results(
+    b = write_results(
         tmp_path / "runs2" / "20261122_111111_results.json",
         RUN_B,
         model="llava_onevision",
@@ -342,8 +306,8 @@ def test_pngs_are_real_charts(written):
 
 
 def test_duplicate_models_are_disambiguated_and_references_optional(tmp_path):
-    a = _write_results(tmp_path / "a" / "x_results.json", RUN_B, model_name="m/same", date="20260101_000000")
-    b = _write_results(tmp_path / "b" / "x_results.json", RUN_B, model_name="m/same", date="20260202_000000")
+    a = write_results(tmp_path / "a" / "x_results.json", RUN_B, model_name="m/same", date="20260101_000000")
+    b = write_results(tmp_path / "b" / "x_results.json", RUN_B, model_name="m/same", date="20260202_000000")
     out = tmp_path / "out"
     main_report([str(tmp_path)], str(out), references=False)
     md = (out / "report.md").read_text(encoding="utf-8")
@@ -393,7 +357,7 @@ def test_custom_reference_file_and_same_label_in_one_table(two_runs, tmp_path):
 
 
 def test_summary_one_row_per_task_with_ci_invalid_and_groups(tmp_path):
-    run = _write_results(
+    run = write_results(
         tmp_path / "run" / "20261122_101010_results.json",
         {
             "timeblind_iacc": {"instance_acc": 31.25, "instance_acc_ci_low": 27.5, "instance_acc_ci_high": 35.0,
@@ -422,12 +386,12 @@ def test_summary_one_row_per_task_with_ci_invalid_and_groups(tmp_path):
     assert rows["vinoground_text"] == ["text score", "50.0", "–", "0.0", "–", "–"]  # no counts, no samples file
     assert rows["some_other_task"][:2] == ["acc", "12.0"]
     # two runs: a Model column; a --limit run is flagged
-    _write_results(tmp_path / "b" / "x_results.json", {"timeblind_iacc": {"instance_acc": 1.0}}, model_name="m2",
+    write_results(tmp_path / "b" / "x_results.json", {"timeblind_iacc": {"instance_acc": 1.0}}, model_name="m2",
                    limit=8.0)  # fmt: skip
     two = report.summary_table([run, tmp_path / "b"]).splitlines()
     assert two[0].startswith("| Model | Task |") and "partial runs" in two[-1]
     with pytest.raises(ValueError, match="no task"):
-        report.summary_table([_write_results(tmp_path / "c" / "y_results.json", {"t": {}})])
+        report.summary_table([write_results(tmp_path / "c" / "y_results.json", {"t": {}})])
 
 
 def test_packaged_reference_file_holds_its_own_benchmark_only(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from temporal_tasks import cli
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.tools.export import export
 from temporal_tasks.tools.rescore import find_sample_files, rescore
-from tests.test_timeblind import TRICKY, official_get_scores
+from tests.helpers.benchmarks.timeblind import TRICKY, official_get_scores
 
 
 def _same(a: dict, b: dict) -> None:

@@ -8,34 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from temporal_tasks import compat, video
+from temporal_tasks import video
 from temporal_tasks.base import settings
 from temporal_tasks.base.run_state import STATE
 from temporal_tasks.compat import run_context
-
-
-class _Model:
-    def __init__(self, n: int) -> None:
-        self.max_num_frames = n
-
-
-def _fake_evaluate():
-    # lmms-eval's evaluate, as compat finds it: module lmms_eval.evaluator, locals lm and task_dict
-    source = (
-        "def evaluate(lm, task_dict, limit=None, offset=0):\n"
-        "    return probe()\n"
-    )  # fmt: skip
-    namespace = {"__name__": compat.EVALUATOR_MODULE}
-    exec(compile(source, "<lmms_eval.evaluator>", "exec"), namespace)  # noqa: S102 - a stand-in frame
-    return namespace
+from tests.helpers.stand_ins import FrameModel, fake_evaluate
 
 
 def test_evaluate_takes_n_from_the_model_instance_not_the_scripts_argv(monkeypatch):
     monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["my_script.py", "--model_args", "max_num_frames=16"])
-    ns = _fake_evaluate()
+    ns = fake_evaluate()
     ns["probe"] = video.num_frames_setting
-    assert ns["evaluate"](_Model(8), {}) == (8, "model instance attribute max_num_frames=8")
+    assert ns["evaluate"](FrameModel(8), {}) == (8, "model instance attribute max_num_frames=8")
     # no evaluation on the stack and a script's own command line: the default, announced as such
     n, source = video.num_frames_setting()
     assert n == 32 and source.startswith("default 32 (no frame setting found; set TEMPORAL_TASKS_NUM_FRAMES")
@@ -58,9 +43,9 @@ def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offlin
     STATE.builders["vinoground"] = builds
     rows = list(vinoground.process_docs_group(None))  # what get_task_dict runs, before evaluate()
     assert ("vinoground", "group") in STATE.deferred and not list(cache.rglob("paired_videos/**/*.mp4"))
-    ns = _fake_evaluate()
+    ns = fake_evaluate()
     ns["probe"] = lambda: [vinoground.doc_to_visual(row)[0] for row in rows if row["paired"]]
-    paths = ns["evaluate"](_Model(5), {})
+    paths = ns["evaluate"](FrameModel(5), {})
     builds.shutdown()
     assert {Path(p).parent.name for p in paths} == {"n5"} and not STATE.deferred
     assert {p.parent.name for p in cache.rglob("paired_videos/*/*.mp4")} == {"n5"}  # none at 16 or 32
@@ -73,7 +58,7 @@ def test_simple_evaluate_instance_wins_over_its_model_args(monkeypatch):
         lm = model  # noqa: F841 - read from this frame, as from lmms-eval's own
         return run_context.run_context()
 
-    ctx = simple_evaluate(model=_Model(8), model_args="max_num_frames=16", limit=3)
+    ctx = simple_evaluate(model=FrameModel(8), model_args="max_num_frames=16", limit=3)
     assert run_context.model_frame_setting(ctx).describe() == "model instance attribute max_num_frames=8"
     assert ctx.limit == 3 and ctx.where == "simple_evaluate"
     ctx = simple_evaluate(model="qwen2_5_vl", model_args="max_num_frames=16")

@@ -14,12 +14,7 @@ from temporal_tasks.scoring.bootstrap import bootstrap_ci
 from temporal_tasks.scoring.metrics import complete_groups, question_rate, reset_tables, score, scored
 from temporal_tasks.scoring.payloads import make_payload, results_for
 from temporal_tasks.scoring.table import INVALID
-
-
-def unit_accuracy(payloads, units, invalid="wrong") -> float:
-    """The core's value of a unit metric over ``payloads`` (no table kept from before: no cache is involved)."""
-    reset_tables()
-    return score(payloads, Metric(units, invalid=invalid), label="test", key="m").value
+from tests.helpers.payloads import TRIAL_ANSWERS, TRIAL_ROLES, trial_doc, trial_payloads, unit_accuracy
 
 
 def invalid_rate(payloads) -> float:
@@ -27,78 +22,50 @@ def invalid_rate(payloads) -> float:
     return question_rate(payloads, INVALID)
 
 
-ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
-GOLD = ("yes", "no", "no", "yes")
-
-
-def _doc(group: int, role: int, categories=()) -> dict:
-    return {
-        "question_id": str(4 * group + role),
-        "group_id": f"g{group}",
-        "role": ROLES[role],
-        "group_size": 4,
-        "gold": GOLD[role],
-        "parser": "timeblind_yes_no",
-        "categories": list(categories),
-    }
-
-
-def _payloads(answers: dict[int, str | None]) -> list[dict]:
-    return [make_payload(_doc(i // 4, i % 4), a) for i, a in answers.items()]
-
-
-# Three groups. g0 all right; g1 trial q0_v1 wrong; g2 q1_v1 empty (invalid) and q1_v0 wrong.
-ANSWERS = {
-    0: "Yes", 1: "No", 2: "no", 3: "yes",
-    4: "Yes", 5: "Yes", 6: "No", 7: "Yes",
-    8: "yes", 9: "no", 10: "yes", 11: "",
-}  # fmt: skip
-
-
 def test_hand_computed_unit_metrics():
-    groups = _payloads(ANSWERS)
+    groups = trial_payloads(TRIAL_ANSWERS)
     # trials right: 4 + 3 + 2 = 9 of 12
     assert unit_accuracy(groups, "each") == pytest.approx(100 * 9 / 12)
     # question units (q0: v0,v1; q1: v0,v1): g0 2, g1 1 (q1), g2 1 (q0) -> 4 of 6
     assert unit_accuracy(groups, [("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")]) == pytest.approx(100 * 4 / 6)
     # video units (v0: q0,q1; v1: q0,q1): g0 2, g1 1 (v0), g2 0 -> 3 of 6
     assert unit_accuracy(groups, [("q0_v0", "q1_v0"), ("q0_v1", "q1_v1")]) == pytest.approx(50.0)
-    assert unit_accuracy(groups, [ROLES]) == pytest.approx(100 / 3)
+    assert unit_accuracy(groups, [TRIAL_ROLES]) == pytest.approx(100 / 3)
     assert unit_accuracy(groups, "all") == pytest.approx(100 / 3)
     assert invalid_rate(groups) == pytest.approx(100 / 12)
 
 
 def test_invalid_drop_policy_removes_units_from_denominator():
-    groups = _payloads(ANSWERS)
+    groups = trial_payloads(TRIAL_ANSWERS)
     # g2's q1 unit holds the empty answer: dropped, so question accuracy is 4 of 5.
     assert unit_accuracy(groups, [("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")], invalid="drop") == pytest.approx(80.0)
 
 
 def test_order_does_not_matter():
-    payloads = _payloads(ANSWERS)
-    expected = unit_accuracy(payloads, [ROLES])
+    payloads = trial_payloads(TRIAL_ANSWERS)
+    expected = unit_accuracy(payloads, [TRIAL_ROLES])
     rng = random.Random(7)
     for _ in range(20):
         rng.shuffle(payloads)
-        assert unit_accuracy(list(payloads), [ROLES]) == expected
+        assert unit_accuracy(list(payloads), [TRIAL_ROLES]) == expected
 
 
 def test_truncated_group_is_left_out_and_counted():
-    payloads = _payloads({k: v for k, v in ANSWERS.items() if k < 6})  # --limit 6 cuts g1
+    payloads = trial_payloads({k: v for k, v in TRIAL_ANSWERS.items() if k < 6})  # --limit 6 cuts g1
     assert complete_groups(payloads) == 1
     assert scored(payloads).table.complete.tolist().count(False) == 1  # g1 left out, and counted
     assert unit_accuracy(payloads, "each") == 100.0
 
 
 def test_nothing_complete_gives_nan_not_zero():
-    groups = _payloads({0: "yes", 1: "no"})
+    groups = trial_payloads({0: "yes", 1: "no"})
     assert math.isnan(unit_accuracy(groups, "each"))
     assert math.isnan(invalid_rate(groups))
 
 
 @pytest.mark.parametrize("answer", [None, "", "   ", "\x00\x01", "🙂" * 500, "<think>", "Maybe?"])
 def test_garbage_answers_are_wrong_and_invalid(answer):
-    payloads = _payloads({0: answer, 1: "No", 2: "no", 3: "yes"})
+    payloads = trial_payloads({0: answer, 1: "No", 2: "no", 3: "yes"})
     assert payloads[0]["pred"] is None and payloads[0]["correct"] is False
     groups = payloads
     assert unit_accuracy(groups, "each") == 75.0
@@ -106,7 +73,7 @@ def test_garbage_answers_are_wrong_and_invalid(answer):
 
 
 def test_repeated_answer_is_ignored_but_conflicting_roles_raise():
-    payloads = _payloads(ANSWERS)
+    payloads = trial_payloads(TRIAL_ANSWERS)
     reset_tables()
     assert scored([*payloads, payloads[0]]).table.duplicates == 1
     assert unit_accuracy([*payloads, payloads[0]], "each") == unit_accuracy(payloads, "each")
@@ -125,7 +92,7 @@ def test_repeated_answer_is_ignored_but_conflicting_roles_raise():
 
 
 def test_results_for_adds_category_keys():
-    payload = make_payload(_doc(0, 0, ["Cross-Event_Comparison", "Structural Event Logic"]), "yes")
+    payload = make_payload(trial_doc(0, 0, ["Cross-Event_Comparison", "Structural Event Logic"]), "yes")
     block = PerCategory(("instance_acc",), ("cross_event_comparison", "structural_event_logic", "speed"))
     ml = MetricList("f.yaml", values={"acc": Metric(), "instance_acc": Metric()}, diagnostics=(), per_category=(block,))
     keys = results_for(payload, ml, payload["categories"])
@@ -202,7 +169,7 @@ def test_ci_aggregators_are_seeded_and_order_free():
     from temporal_tasks.scoring import aggregations
 
     timeblind_agg = aggregations.functions("timeblind")
-    payloads = _payloads({i: ("yes", "no", "no", "yes")[i % 4] if i % 5 else "maybe" for i in range(400)})
+    payloads = trial_payloads({i: ("yes", "no", "no", "yes")[i % 4] if i % 5 else "maybe" for i in range(400)})
     low, high = timeblind_agg["instance_acc_ci_low"](payloads), timeblind_agg["instance_acc_ci_high"](payloads)
     value = timeblind_agg["instance_acc"](payloads)
     assert low <= value <= high and high - low > 1
@@ -268,7 +235,7 @@ def test_score_gt_rule_and_row_filter():
 
 
 def test_a_list_is_served_by_a_table_of_equal_content_only():
-    first = _payloads(ANSWERS)
+    first = trial_payloads(TRIAL_ANSWERS)
     reset_tables()
     value = score(first, Metric("each"), label="t", key="k").value
     assert len(STATE.tables) == 1
@@ -276,7 +243,7 @@ def test_a_list_is_served_by_a_table_of_equal_content_only():
     assert score([dict(p) for p in first], Metric("each"), label="t", key="k").value == value
     assert len(STATE.tables) == 1
     # the same questions answered differently: a table of their own (question ids alone do not decide)
-    second = _payloads({**ANSWERS, 11: "yes"})
+    second = trial_payloads({**TRIAL_ANSWERS, 11: "yes"})
     assert score(second, Metric("each"), label="t", key="k").value == pytest.approx(value + 100 / 12)
     assert len(STATE.tables) == 2
     # some of a list's payloads (a category key's list): a table from that list's columns, by question id and

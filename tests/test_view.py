@@ -20,6 +20,7 @@ from temporal_tasks.tools.view.extract import read_span
 from temporal_tasks.tools.view.shapes import group_shape, member_flags
 from tests.conftest import made_once
 from tests.helpers.browser import load, parse
+from tests.helpers.payloads import CUT_OFF_SQUARE, THOUGHT_THEN_ANSWER
 
 TASKS = (
     "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",
@@ -27,8 +28,6 @@ TASKS = (
 )  # fmt: skip
 TEXT = {"yes": "Yes", "no": "No", "A": "A", "B": "B"}
 FLIP = {"yes": "No", "no": "Yes", "A": "B", "B": "A"}
-THINK = "<think>The square starts on the left and ends on the right.</think><answer>{}</answer>"
-CUT = "<think>Let me look at the first video frame by frame. The square"
 # An answer that tries to close the data block and inject markup: it must stay text.
 HOSTILE = "</script><b id='injected'>x</b> {}"
 
@@ -41,7 +40,7 @@ def _timeblind(docs: list[dict]) -> dict[str, str]:
         inst, role, gold = int(d["group_id"].split("/")[1]), d["role"], d["gold"]
         text = TEXT[gold]
         if inst == 0 and role == "q0_v0":
-            text = THINK.format(text)
+            text = THOUGHT_THEN_ANSWER.format(text)
         elif inst == 1:
             text = "Yes" if gold in ("yes", "no") else "A"
         elif (inst == 2 and role == "q0_v1") or (inst == 3 and role.startswith("q0_")):
@@ -60,7 +59,7 @@ def _vinoground(docs: list[dict]) -> dict[str, str]:
         if pair == 1 and role == "pos_text":
             text = FLIP[gold]
         elif pair == 2 and role == "pos_video":
-            text = CUT
+            text = CUT_OFF_SQUARE
         elif pair == 3 and role.endswith("_video"):
             text = "A"
         out[d["question_id"]] = text
@@ -157,10 +156,10 @@ def _clean(page) -> None:
 
 
 def test_read_span_folds_reasoning_and_marks_the_read_part():
-    answer = THINK.format("Yes")
+    answer = THOUGHT_THEN_ANSWER.format("Yes")
     k, h = read_span(answer, cut_off=False)
     assert answer[:k].endswith("</think>") and answer[h[0] : h[1]] == "Yes"
-    assert read_span(CUT, cut_off=True) == (len(CUT), None)
+    assert read_span(CUT_OFF_SQUARE, cut_off=True) == (len(CUT_OFF_SQUARE), None)
     assert read_span("No.", cut_off=False) == (0, None)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import random
@@ -13,103 +12,20 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.benchmarks.vinoground import fixture as fx
 from temporal_tasks.benchmarks.vinoground import tasks as vinoground
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.scoring.aggregations import functions, parse_disagreement, truncated_rate
 from temporal_tasks.video.schedule import BuildProgress
+from tests.helpers.benchmarks.vinoground import (
+    ANSWERS,
+    EXPECTED,
+    official_scores,
+)
 
 vinoground_agg = SimpleNamespace(**functions("vinoground"))
 
 CATS = ("action", "object", "viewpoint", "interaction", "cyclical", "spatial", "contextual")
-
-# ----------------------------------------------------------------------------- official oracle
-
-
-def official_get_score_all(root: Path, answers: dict[str, str], parse) -> dict[str, float]:
-    """Independent transcription of the official ``get_score_all.py`` on the files in ``root``.
-
-    For csv row i the pair's text items are ``text_json[2i], text_json[2i+1]`` (and the same for
-    video); an item is right when ``parse(response) == GT`` (officially: the first character,
-    compared case-insensitively). text = both text items right, video = both video items right,
-    group = both; categories are ``["all", major] + minor.split(";")``. Percent over pairs.
-    """
-    rows = list(csv.DictReader(open(root / "vinoground.csv", encoding="utf-8")))
-    text = json.loads((root / "vinoground_textscore.json").read_text())
-    video = json.loads((root / "vinoground_videoscore.json").read_text())
-    count: dict[str, int] = {}
-    right = {"text": {}, "video": {}, "group": {}}
-    for i, row in enumerate(rows):
-        cats = ["all", row["major"], *row["minor"].split(";")]
-
-        def ok(item, kind):
-            return parse(answers.get(f"{item['idx']}_{kind}", "")) == item["GT"].lower()
-
-        t = ok(text[2 * i], "text") and ok(text[2 * i + 1], "text")
-        v = ok(video[2 * i], "video") and ok(video[2 * i + 1], "video")
-        for c in cats:
-            count[c] = count.get(c, 0) + 1
-            for name, value in (("text", t), ("video", v), ("group", t and v)):
-                right[name][c] = right[name].get(c, 0) + int(value)
-    out = {}
-    for name in ("text", "video", "group"):
-        for c, n in count.items():
-            if c:
-                key = f"{name}_score" if c == "all" else f"{name}_score_{c}"
-                out[key] = 100.0 * right[name][c] / n
-    return out
-
-
-def official_first_char(response: str) -> str:
-    return response[:1].lower()
-
-
-def robust_parse(response: str) -> str | None:
-    label = get_parser("first_char_ab").parse(response, "robust")
-    return None if label is None else label.lower()
-
-
-# Fixture gold: text 0:B,B 1:A,B 2:A,A 3:B,A; video 0:A,A 1:B,A 2:B,B 3:A,B (pos, neg).
-ANSWERS = {
-    "0_pos_text": "B", "0_neg_text": "b", "0_pos_video": "A", "0_neg_video": "A.",  # pair 0 all right
-    "1_pos_text": "A", "1_neg_text": "B", "1_pos_video": "A", "1_neg_video": "A",  # video pos wrong
-    "2_pos_text": "B", "2_neg_text": "A", "2_pos_video": "B", "2_neg_video": "B",  # text pos wrong
-    "3_pos_text": "(B)",  # official: '(' -> invalid, wrong; robust: B, right
-    "3_neg_text": "a",  # both: A, right
-    "3_pos_video": "",  # both: invalid, wrong
-    "3_neg_video": "Answer: B",  # official: first char 'A' -> wrong; robust: B, right
-}  # fmt: skip
-# By hand. Pair 0 (action; interaction, cyclical): text, video, group right. Pair 1 (object): text only.
-# Pair 2 (viewpoint; contextual): video only. Pair 3 (action; spatial): official nothing right; robust text
-# right (video has the empty answer). Invalid answers: official "(B)" and "" (2/16); robust "" (1/16).
-EXPECTED = {
-    "official": {
-        "text_score": 50.0, "video_score": 50.0, "group_score": 25.0, "invalid_rate": 12.5,
-        "text_score_action": 50.0, "video_score_action": 50.0, "group_score_action": 50.0,
-        "text_score_object": 100.0, "video_score_object": 0.0, "group_score_object": 0.0,
-        "text_score_viewpoint": 0.0, "video_score_viewpoint": 100.0, "group_score_viewpoint": 0.0,
-        "text_score_interaction": 100.0, "video_score_interaction": 100.0, "group_score_interaction": 100.0,
-        "text_score_cyclical": 100.0, "video_score_cyclical": 100.0, "group_score_cyclical": 100.0,
-        "text_score_spatial": 0.0, "video_score_spatial": 0.0, "group_score_spatial": 0.0,
-        "text_score_contextual": 0.0, "video_score_contextual": 100.0, "group_score_contextual": 0.0,
-    },
-    "robust": {
-        "text_score": 75.0, "video_score": 50.0, "group_score": 25.0, "invalid_rate": 6.25,
-        "text_score_action": 100.0, "video_score_action": 50.0, "group_score_action": 50.0,
-        "text_score_object": 100.0, "video_score_object": 0.0, "group_score_object": 0.0,
-        "text_score_viewpoint": 0.0, "video_score_viewpoint": 100.0, "group_score_viewpoint": 0.0,
-        "text_score_interaction": 100.0, "video_score_interaction": 100.0, "group_score_interaction": 100.0,
-        "text_score_cyclical": 100.0, "video_score_cyclical": 100.0, "group_score_cyclical": 100.0,
-        "text_score_spatial": 100.0, "video_score_spatial": 0.0, "group_score_spatial": 0.0,
-        "text_score_contextual": 0.0, "video_score_contextual": 100.0, "group_score_contextual": 0.0,
-    },
-}  # fmt: skip
-PARSE = {"official": official_first_char, "robust": robust_parse}
-
-
-def _oracle(root: Path, mode: str) -> dict[str, float]:
-    return official_get_score_all(root / "vinoground", ANSWERS, PARSE[mode])
 
 
 def _keys(prefix: str) -> set[str]:
@@ -331,7 +247,7 @@ def test_aggregations_match_official_rule_in_any_order(offline_env, monkeypatch,
     got = _aggregate(items, "group")
     random.Random(5).shuffle(items)  # lmms-eval hands payloads in rank order, not doc order
     assert _aggregate(items, "group") == got
-    oracle = _oracle(offline_env, mode)
+    oracle = official_scores(offline_env, mode)
     for key, value in EXPECTED[mode].items():
         assert got[key] == pytest.approx(value), key
         if key in oracle:
@@ -402,7 +318,7 @@ def _check(got: dict[str, float], expected: dict[str, float], prefixes: tuple[st
 @pytest.mark.slow
 def test_cli_official_mode_every_task(lmms_eval, fixture_root):
     run = lmms_eval(ALL_TASKS, responses=ANSWERS, env={"TEMPORAL_TASKS_PARSER": "official"})
-    oracle = _oracle(fixture_root, "official")
+    oracle = official_scores(fixture_root, "official")
     expected = EXPECTED["official"]
     for task in ("vinoground_group", "vinoground_group_official"):
         got = run.metrics(task)
@@ -441,7 +357,7 @@ def test_cli_robust_mode(lmms_eval, fixture_root, cache_root, tmp_path):
     assert len(list((cache_root / "paired_videos" / "n7").glob("*.mp4"))) == 6
     got = run.metrics("vinoground_group")
     _check(got, EXPECTED["robust"], ("text", "video", "group", "invalid"))
-    for key, value in _oracle(fixture_root, "robust").items():
+    for key, value in official_scores(fixture_root, "robust").items():
         assert got[key] == pytest.approx(value), key
     assert run.metrics("vinoground_text")["text_score"] == 75.0
     assert "answer parser mode = robust" in run.output
