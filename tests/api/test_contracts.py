@@ -7,15 +7,48 @@ That each registered benchmark's hooks fit is not repeated here: registration ru
 
 from __future__ import annotations
 
+import typing
+
 import pytest
 
 from temporal_tasks.api import contracts
+from temporal_tasks.api.registry import of_task, registered
 from temporal_tasks.api.spec import Benchmark
+from temporal_tasks.harness.task_configs import our_tasks, task_config
+from temporal_tasks.tools.samples import docs_of_task
 
 
-def test_the_doc_type_names_the_core_fields_every_loader_yields():
+def _fits(value: object, hint: object) -> bool:
+    """Whether ``value`` is of the annotated type ``hint`` (str, int, list[...] or a TypedDict, as ``Doc`` uses)."""
+    if typing.get_origin(hint) is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_fits(v, item) for v in value)
+    if typing.is_typeddict(hint):
+        fields = typing.get_type_hints(hint)
+        return isinstance(value, dict) and all(_fits(v, fields[k]) for k, v in value.items() if k in fields)
+    return isinstance(value, hint)
+
+
+def test_the_doc_type_names_the_core_fields_every_loader_yields(fixture_root, cache_root):
+    """Every task's docs, as its ``process_docs`` builds them on the fixtures (groups have none): each holds every
+    core field of ``Doc`` with its type, and a field that every loader yields is one the type names."""
+    fields = typing.get_type_hints(contracts.Doc)
     core = contracts.Doc.__required_keys__
-    assert core == {"question_id", "group_id", "role", "group_size", "prompt", "gold", "parser", "videos"}
+    tasks = sorted(task for task in our_tasks() if task_config(task).get("process_docs") is not None)
+    assert {of_task(task).name for task in tasks} == set(registered())  # every registered benchmark's loaders
+    everywhere: set[str] | None = None
+    for task in tasks:
+        docs = docs_of_task(task, fixture_root, cache_root)
+        assert docs, f"{task}: no docs"
+        for doc in docs:
+            where = f"{task} question {doc.get('question_id')!r}"
+            assert core <= set(doc), f"{where}: no {sorted(core - set(doc))}"
+            wrong = {key: doc[key] for key in fields.keys() & doc.keys() if not _fits(doc[key], fields[key])}
+            assert not wrong, f"{where}: not of the type Doc declares: {wrong}"
+            everywhere = set(doc) if everywhere is None else everywhere & set(doc)
+    assert everywhere is not None and everywhere - set(fields) == set(), (
+        f"every loader yields {sorted(everywhere - set(fields))}, which the Doc type does not name"
+    )
 
 
 def _toy(**hooks) -> Benchmark:

@@ -1,6 +1,6 @@
 """End-to-end runs: each test in this folder drives a real command line (lmms-eval, lm-eval, temporal-tasks), a
 real model or a browser, and is marked ``slow`` by its folder, here. ``-m "not slow"`` or ``--ignore=tests/e2e``
-skips them all; no test outside this folder is slow (``tests/architecture/test_test_layout.py`` checks).
+skips them all; no test outside this folder is slow (``tests/architecture/test_tests_layout.py`` checks).
 
 Their session-wide fixtures (the lmms-eval runner and its warm parent, the runs several tests read, the fixtures
 written once) live in the root ``tests/conftest.py``: one of each per session, whichever folders run."""

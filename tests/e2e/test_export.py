@@ -19,10 +19,8 @@ from temporal_tasks import cli
 from temporal_tasks.answers.official_rules import official_response
 from temporal_tasks.api.spec import slug
 from temporal_tasks.tools.export import export
-from tests.helpers.benchmarks.velociti import per_test_csvs, velociti_mcq
+from tests.helpers.benchmarks.velociti import TESTS7, mean7, per_test_csvs, velociti_mcq
 from tests.helpers.files import read_jsonl
-
-TESTS7 = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", "action_bind", "chrono")
 
 OFFICIAL = {"TEMPORAL_TASKS_PARSER": "official"}
 
@@ -252,11 +250,6 @@ def closed_yes_no(raw: object) -> str:
     return "error"
 
 
-def _mean7(per_test: dict[str, float]) -> float:
-    values = [per_test[t] for t in TESTS7 if t in per_test]
-    return sum(values) / len(values)
-
-
 def test_velociti_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path, monkeypatch):
     from tests.helpers.benchmarks.velociti import (  # tricky answers and log-probabilities
         LOGPS,
@@ -279,15 +272,15 @@ def test_velociti_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path, 
     for test, (strict, classic) in entail.items():
         assert prob[f"strict_vle_{test}"] == pytest.approx(strict), test
         assert prob[f"classic_vle_{test}"] == pytest.approx(classic), test
-    assert prob["strict_vle"] == pytest.approx(_mean7({t: v[0] for t, v in entail.items()}))
-    assert prob["classic_vle"] == pytest.approx(_mean7({t: v[1] for t, v in entail.items()}))
+    assert prob["strict_vle"] == pytest.approx(mean7({t: v[0] for t, v in entail.items()}))
+    assert prob["classic_vle"] == pytest.approx(mean7({t: v[1] for t, v in entail.items()}))
 
     # generated Yes/No: the closed-model rule
     strict = run.metrics("velociti_strictvle")
     closed = velociti_closed_entail(out / "velociti_strictvle")
     for test, value in closed.items():
         assert strict[f"strict_vle_{test}"] == pytest.approx(value), test
-    assert strict["strict_vle"] == pytest.approx(_mean7(closed))
+    assert strict["strict_vle"] == pytest.approx(mean7(closed))
     for data in per_test_csvs(out / "velociti_strictvle").values():  # the labels follow from the raw answers
         assert list(data["pos_pred"]) == [closed_yes_no(x) for x in data["pos_response"]]
         assert list(data["neg_pred"]) == [closed_yes_no(x) for x in data["neg_response"]]
@@ -297,7 +290,7 @@ def test_velociti_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path, 
     mcq = velociti_mcq(out / "velociti_mc")
     for test, (a, b, both) in mcq.items():
         assert (mc[f"mc_a_{test}"], mc[f"mc_b_{test}"], mc[f"mc_both_{test}"]) == pytest.approx((a, b, both)), test
-    assert mc["mc_both"] == pytest.approx(_mean7({t: v[2] for t, v in mcq.items()}))
+    assert mc["mc_both"] == pytest.approx(mean7({t: v[2] for t, v in mcq.items()}))
 
     # the files describe themselves: row, video, test, captions (from the offline copy's table)
     with open(out / "velociti_strictvle_prob" / "coref.csv", encoding="utf-8", newline="") as fh:

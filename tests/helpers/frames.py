@@ -9,6 +9,7 @@ import numpy as np
 
 
 def decode_frames(path: Path) -> tuple[np.ndarray, float]:
+    """Every frame of ``path`` (int16, for differences) and its average frame rate, decoded with decord."""
     import decord  # the callers skip without it (pytest.importorskip)
 
     reader = decord.VideoReader(str(path))
@@ -16,14 +17,15 @@ def decode_frames(path: Path) -> tuple[np.ndarray, float]:
 
 
 def uniform_expected(total: int, k: int) -> list[int]:
-    # independent restatement of "k frames uniformly over the whole clip": first and last frame included,
-    # evenly spaced in between, rounded to the nearest frame
+    """ "k frames uniformly over the whole clip", restated: first and last frame included, evenly spaced in
+    between, rounded to the nearest frame."""
     if k == 1:
         return [(total - 1) // 2]
     return [int(np.floor((total - 1) * j / (k - 1) + 0.5)) for j in range(k)]
 
 
 def mad(a: np.ndarray, b: np.ndarray) -> float:
+    """The mean absolute difference of two frames."""
     return float(np.abs(a - b).mean())
 
 

@@ -28,6 +28,7 @@ def write_results(
     n_samples: dict | None = None,
     date: str = "20261122_101010",
 ) -> Path:
+    """A results file at ``path``: ``{task: {metric: value}}`` as lmms-eval writes them, with its run's config."""
     data = {
         "results": {task: {"alias": task, **lmms_eval_entry(vals)} for task, vals in results.items()},
         "group_subtasks": {task: [] for task in results},

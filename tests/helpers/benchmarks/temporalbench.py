@@ -126,25 +126,30 @@ ROBUST_LONG = {"binary_acc": 100 * 10 / 11, "mba": 200 / 3, "invalid_rate": 0.0,
 
 
 def data_rows(root: Path, part: str) -> list[dict]:
+    """The rows of ``part``'s annotation file in the copy under ``root``."""
     return json.loads((root / "temporalbench" / temporalbench_loader.FILES[part]).read_text())
 
 
 def check_metrics(got: dict, expected: dict, what: str) -> None:
+    """Each expected metric equals the one got (``what`` names the comparison)."""
     for metric, value in expected.items():
         assert got[metric] == pytest.approx(value), f"{what}: {metric}"
 
 
 def edit_data(root: Path, part: str, fn) -> None:
+    """Rewrite ``part``'s annotation file of the copy ``root`` with ``fn(rows)``."""
     path = root / temporalbench_loader.FILES[part]
     path.write_text(json.dumps(fn(json.loads(path.read_text()))))
 
 
 def drop_caption_sources(copy) -> None:
+    """Keep only what the official ``get_captioning_score.py`` needs in the copy's caption file."""
     keep = ("idx", "video_name", "question", "GT")  # all the official get_captioning_score.py needs
     edit_data(copy, "short_caption", lambda rows: [{k: r[k] for k in keep} for r in rows])
 
 
 def caption_model_available() -> bool:
+    """Whether the caption model (all-MiniLM-L6-v2) loads offline here."""
     try:
         tb.locate_caption_model()
     except DataError:

@@ -82,10 +82,12 @@ TRICKY = dict(
 
 
 def data_rows(root: Path) -> list[dict]:
+    """The rows of the copy under ``root`` (``root/timeblind/data.jsonl``)."""
     return [json.loads(x) for x in (root / "timeblind" / "data.jsonl").read_text().splitlines()]
 
 
 def rewrite_data_rows(root: Path, edit) -> None:
+    """Rewrite the copy's ``data.jsonl`` in ``root`` with ``edit(rows)``."""
     rows = [json.loads(x) for x in (root / "data.jsonl").read_text().splitlines()]
     rows = edit(rows)
     (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -81,6 +81,7 @@ def oracle_metrics_py(logps: dict[str, dict[str, float]], rows: list[int]) -> di
 
 
 def mean7(per_test: dict[str, float]) -> float:
+    """The mean over the seven tests (control left out), of those given."""
     vals = [per_test[t] for t in TESTS7 if t in per_test]
     return sum(vals) / len(vals)
 
@@ -226,6 +227,7 @@ PROB_INVALID = 100 * 4 / 32  # e exactly 0.5 (8_pos, 10_pos, 10_neg) or undefine
 
 
 def logp_table(value) -> dict[str, float] | None:
+    """A replay line's loglikelihood table from an entry of :data:`LOGPS` (None: undefined)."""
     if value is None or isinstance(value, dict):
         return value
     return {"Yes": value[0], "No": value[1]}
@@ -247,13 +249,15 @@ def write_replay(path: Path, answers: dict[str, str], logps: dict | None = None)
 
 
 def all_answers() -> dict[str, str]:
+    """The generated answers of every question of the fixture: StrictVLE and MC."""
     return {**STRICT_ANSWERS, **MC_ANSWERS}
 
 
-# ----------------------------------------------------------------------------- VELOCITI
+# ----------------------------------------------------------------------------- the official scorers on export files
 
 
 def per_test_csvs(folder: Path):
+    """The export's CSV files by test, read as ``metrics.py`` reads them (pandas)."""
     import pandas as pd
 
     # metrics.py: glob("*.csv"), the result named by the file name, read with pandas

@@ -47,10 +47,12 @@ def official_get_score_all(root: Path, answers: dict[str, str], parse) -> dict[s
 
 
 def official_first_char(response: str) -> str:
+    """The official reading: the first character, lower-cased."""
     return response[:1].lower()
 
 
 def robust_parse(response: str) -> str | None:
+    """Our robust reading, lower-cased as the official scorer compares."""
     label = get_parser("first_char_ab").parse(response, "robust")
     return None if label is None else label.lower()
 
@@ -98,4 +100,5 @@ PARSE = {"official": official_first_char, "robust": robust_parse}
 
 
 def official_scores(root: Path, mode: str) -> dict[str, float]:
+    """The official scores of :data:`ANSWERS` on the copy under ``root``, read in ``mode``."""
     return official_get_score_all(root / "vinoground", ANSWERS, PARSE[mode])
