@@ -1,7 +1,7 @@
 """The README, the pages under docs/ and the benchmark pages (tasks/*/README.md) agree with the code.
 
-Each test reads every page (``tests/docs_pages.py`` splits them) and lists every finding, page by page. A page fails
-when:
+Each test reads every page (``tests/helpers/docs_pages.py`` splits them) and lists every finding, page by page. A
+page fails when:
 
 * a ``temporal-tasks`` command line does not parse with our CLI (:func:`temporal_tasks.cli.build_parser`);
 * a task or group name is neither one of ours nor one of lmms-eval's;

@@ -15,8 +15,8 @@ from tests.helpers.paths import PACKAGE, ROOT
 
 
 def test_no_module_of_ours_reads_the_environment_at_import():
-    """The warm parent imports our task code once (tests/forkserver.py); a child sets its own environment after
-    that, so a module-level read of the environment would see the parent's. None may exist."""
+    """The warm parent imports our task code once (tests/helpers/forkserver.py); a child sets its own environment
+    after that, so a module-level read of the environment would see the parent's. None may exist."""
     import ast
     from pathlib import Path
 

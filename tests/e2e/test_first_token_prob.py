@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from temporal_tasks.benchmarks.velociti.loader import ENTAIL_PROMPT  # noqa: E402  (the paper's prompt, checked in test_velociti)
-from tests.helpers.frames import all_frames, mid_second, uniform_nearest
-
 pytest.importorskip("decord")
-
 pytest.importorskip("torchvision")
+
+# the paper's prompt, checked in tests/benchmarks/velociti
+from temporal_tasks.benchmarks.velociti.loader import ENTAIL_PROMPT  # noqa: E402
+from tests.helpers.frames import all_frames, mid_second, uniform_nearest  # noqa: E402
 from tests.helpers.tiny_qwen import build, build_llava_onevision  # noqa: E402
 
 

@@ -209,7 +209,7 @@ def test_flag_cache_requests(lmms_eval, flag_run, fixture_root, tmp_path, monkey
 def test_flag_repeats(flag_run, fixture_root, monkeypatch):
     # lmms-eval 0.7.3 asks each question k times and every answer is scored (issue 23). The replay gives
     # both repeats the same answer: every value is the single run's, plus the stability keys of each group
-    # metric (consensus = the value, every group consistent, SD 0). tests/test_repeats.py: differing repeats.
+    # metric (consensus = the value, every group consistent, SD 0). tests/scoring/test_metrics.py: differing repeats.
     done = flag_run("--repeats", "2").metrics(TASK)
     want = _expected(_data(fixture_root), monkeypatch)
     grouped = {k for k in want if _group_metric(k)}
@@ -288,7 +288,7 @@ def test_flag_limit_0(lmms_eval, flag_run, tmp_path):
     assert not built, "a paired video was built for a run that selects no question"
 
 
-# Several processes (torchrun, two ranks): tests/test_reliability.py::test_two_processes_give_identical_metrics runs
+# Several processes (torchrun, two ranks): tests/e2e/test_reliability.py::test_two_processes_give_identical_metrics runs
 # every demo task on one and on two ranks and checks every number equal (and rescored from both runs' samples).
 
 

@@ -1,6 +1,6 @@
 """API models: lmms-eval's own ``--model openai`` against a loopback OpenAI-compatible server, on every generate task.
 
-The server (``tests/openai_server.py``) answers each request by a fixed rule on its text. The test checks what
+The server (``tests/helpers/openai_server.py``) answers each request by a fixed rule on its text. The test checks what
 the API model sends (frames as images, ``max_frames_num`` of them, the doc's prompt and nothing of our
 environment), that each question got the answer the rule gives for its prompt, and that the metrics are those
 of the same answers scored through the replay model (and, for VELOCITI StrictVLE, by hand).

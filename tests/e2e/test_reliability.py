@@ -97,7 +97,7 @@ BAD_INPUTS = {
         lambda r: (r / "timeblind/videos/mcq_vid_00001_0.mp4").write_bytes(b"<html>404 Not Found</html>"),
         r"not readable videos .*:\s+\S*mcq_vid_00001_0\.mp4",
     ),
-    # tolerated by default, as by the official scorer (test_timeblind.py); a stop only when strict
+    # tolerated by default, as by the official scorer (tests/benchmarks/timeblind); a stop only when strict
     "gold inconsistent with roles, TEMPORAL_TASKS_STRICT=1": (
         lambda r: _rewrite_rows(r / "timeblind/data.jsonl", _swap_answers),
         r"disagrees with the positional gold .*index 0 \(yes_no, trial q0_v0\): answer 'no'",

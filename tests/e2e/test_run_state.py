@@ -52,7 +52,7 @@ def test_two_evaluations_in_one_process_equal_two_processes(
         plan = tmp_path / f"{order}.json"
         plan.write_text(json.dumps([a if x == "a" else b for x in order]))
         out = tmp_path / f"{order}.out.json"
-        # a process of its own (forked from the warm parent: tests/lmms_runner.py), as each order must be
+        # a process of its own (forked from the warm parent: tests/helpers/lmms_runner.py), as each order must be
         proc = lmms_launch([sys.executable, str(script), str(plan), str(out)], env, tmp_path, 600)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         first, second = json.loads(out.read_text())

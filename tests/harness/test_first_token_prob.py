@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("decord")
 pytest.importorskip("torchvision")
+
 from tests.helpers.tiny_qwen import build  # noqa: E402
 
 # ----------------------------------------------------------------------------- in-process (fast)

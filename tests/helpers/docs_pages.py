@@ -1,5 +1,6 @@
-"""Reading the Markdown pages for ``tests/test_docs.py``: code blocks, inline code, tables, links, headings and
-the shell command lines in them. Plain string work, no Markdown library: the pages use a small, regular subset.
+"""Reading the Markdown pages for ``tests/architecture/test_docs.py``: code blocks, inline code, tables, links,
+headings and the shell command lines in them. Plain string work, no Markdown library: the pages use a small,
+regular subset.
 """
 
 from __future__ import annotations

@@ -139,7 +139,7 @@ def _index_task_folders_once() -> None:
 
 # What every run imports on first use and nothing more: lmms-eval's own imports inside its functions (evaluate()
 # and the metrics it aggregates with) and our task code, which lmms-eval imports through the YAMLs' !function. No
-# module of these reads the environment at import (a test checks ours: tests/test_lmms_runner.py).
+# module of these reads the environment at import (a test checks ours: tests/architecture/test_environment.py).
 WARM_MODULES = ("lmms_eval.models.model_utils.gen_metrics", "lmms_eval.tasks.coco_cap_chair.utils")
 WARM_PACKAGES = ("temporal_tasks.harness", "temporal_tasks.scoring", "temporal_tasks.benchmarks")
 

@@ -1,7 +1,7 @@
 """Hypothesis profiles: ``ci`` for the README's test command, ``deep`` for the full fuzzing budgets.
 
-``TEMPORAL_TASKS_HYPOTHESIS=deep python -m pytest -q -n 2 tests/test_reliability.py tests/test_parsing.py
-tests/test_label_swap.py tests/test_answer_corpus.py`` runs every property test with its deep example count
+``TEMPORAL_TASKS_HYPOTHESIS=deep python -m pytest -q -n 2 tests/answers`` runs every property test (they all test
+the answer parsers) with its deep example count
 (the counts the suite used before issue 29): run it after changing a parser, the answer text helpers or the
 label-swap rules. The ``ci`` counts are smaller; the properties and strategies are the same.
 """

@@ -57,7 +57,7 @@ def _items(docs: list[dict], answers: dict[str, str]) -> list[dict]:
         payload = out["mba"]
         # one object per question under every key but invalid_rate, which holds it for the samples file
         assert all(v is payload for k, v in out.items() if k != "invalid_rate")
-        assert out["invalid_rate"] == payload  # written without the answer (tests/test_samples.py)
+        assert out["invalid_rate"] == payload  # written without the answer (tests/tools/test_samples.py)
         items.append({**payload, "_keys": set(out)})
     random.Random(5).shuffle(items)  # lmms-eval hands payloads in rank order, not doc order
     return items

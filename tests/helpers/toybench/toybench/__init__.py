@@ -3,7 +3,7 @@
 Two yes/no questions per video (a group of two, scored all-or-nothing as ``pair_acc``), one category. It
 is registered the way any other package registers one: the entry point ``toybench = toybench:SPEC`` in the
 group ``temporal_tasks.benchmarks`` (here ``toybench-0.1.dist-info/entry_points.txt``, next to this
-package). Its YAML folder is ``tests/toybench/tasks``. No module of ``temporal_tasks`` names it.
+package). Its YAML folder is ``tests/helpers/toybench/tasks``. No module of ``temporal_tasks`` names it.
 """
 
 from pathlib import Path
