@@ -16,10 +16,10 @@ from filelock import FileLock
 
 from temporal_tasks.base.run_state import reset
 from temporal_tasks.data.fixtures import write_fixtures
-from tests.hypothesis_profiles import load as load_hypothesis_profile
-from tests.lmms_runner import BASE_ENV, ForkServer, forkable, run_subprocess, runner_mode
+from tests.helpers.hypothesis_profiles import load as load_hypothesis_profile
+from tests.helpers.lmms_runner import BASE_ENV, ForkServer, forkable, run_subprocess, runner_mode
 
-load_hypothesis_profile()  # TEMPORAL_TASKS_HYPOTHESIS=deep: the full fuzzing budgets (tests/hypothesis_profiles.py)
+load_hypothesis_profile()  # TEMPORAL_TASKS_HYPOTHESIS=deep: full fuzzing budgets (tests/helpers/hypothesis_profiles.py)
 
 
 @pytest.fixture(autouse=True)
@@ -133,7 +133,7 @@ def write_responses(path: Path, answers: dict[str, str] | list[dict]) -> Path:
 
 @pytest.fixture(scope="session")
 def lmms_launch(tmp_path_factory):
-    """How ``python -m lmms_eval`` is started this session (``tests/lmms_runner.py``): ``launch(cmd, env, cwd,
+    """How ``python -m lmms_eval`` is started this session (``tests/helpers/lmms_runner.py``): ``launch(cmd, env, cwd,
     timeout) -> Finished``. A launcher (several processes) always gets a fresh interpreter."""
     server = ForkServer(tmp_path_factory.mktemp("forkserver") / "server.log") if runner_mode() == "fork" else None
 

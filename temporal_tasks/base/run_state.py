@@ -3,9 +3,9 @@
 lmms-eval's entry points (``simple_evaluate``, and ``evaluate`` when a script calls it directly) call
 :func:`reset` when an evaluation starts (:mod:`temporal_tasks.harness.hook` wraps them), so two evaluations in one
 process warn, count, download and build exactly as two processes would. Nothing else in the package keeps
-module-level mutable state (``tests/test_layering.py`` checks it): configuration filled at import (the parser
-and benchmark registries) is not run state, and an explicit ``functools.lru_cache`` of a pure function is a
-cache, not state.
+module-level mutable state (``tests/architecture/test_layering.py`` checks it): configuration filled at import
+(the parser and benchmark registries) is not run state, and an explicit ``functools.lru_cache`` of a pure
+function is a cache, not state.
 
 This module is a leaf: it imports nothing of the package, so every layer may use it.
 """

@@ -3,7 +3,7 @@
 lmms-eval gives a task no handle on the run it is part of: not the model, not ``--limit``/``--offset``,
 not the number of questions selected; it has no task entry point; and what it hands a model and a task
 is positional. Every assumption about its internals lives here, and the ``test_contract_*`` tests in
-``tests/test_compat_contracts.py`` check each one against the installed lmms-eval, so an upgrade that breaks one
+``tests/compat/`` check each one against the installed lmms-eval, so an upgrade that breaks one
 fails there, by name, and not as a silently wrong N, an unchecked subset or a misread answer.
 
 Assumptions (lmms-eval 0.7.3; module: where ours lives):

@@ -1,8 +1,8 @@
 """What a benchmark's code calls and its YAMLs name, in one import: ``from temporal_tasks.harness import kit``.
 
 With :mod:`temporal_tasks.api` (what it declares), this is a benchmark author's whole surface, ours included: no
-benchmark imports any other module of ours (``tests/test_surface.py`` checks). Each name is documented where it
-lives.
+benchmark imports any other module of ours (``tests/architecture/test_surface.py`` checks). Each name is documented
+where it lives.
 
 - reading its files: :func:`benchmark_data` (an offline folder or the Hub), :class:`BenchmarkData`,
   :func:`read_json`, :func:`read_jsonl`, :func:`require_fields`, :func:`check_unique`, :func:`check_files_exist`,
