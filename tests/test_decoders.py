@@ -4,6 +4,8 @@ On the fixtures' clips, on the paired videos built from them, and on an AV1 clip
 path must read itself. The one allowed difference, measured and explained in docs/data.md ("The video decoder"):
 MPEG-4 Part 2 (the fixtures' codec) fixes its inverse DCT only to an accuracy, and FFmpeg 8.1 (decord2 3.4) and
 7.1 (PyAV 15) round a few pixels one level apart. H.264 (the paired videos), VP9 and AV1 fix every output bit.
+And one defect of decord2 3.4 the reader must survive: videos 16, 24, 32, 48, 96 or 144 pixels wide (of every even
+width from 16 to 2,048) come back with a wrong channel count, and ``get_batch`` raises.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 
 from temporal_tasks import video
 from temporal_tasks.data.fixtures import write_fixtures
-from temporal_tasks.data.fixtures.clips import moving, write_video
+from temporal_tasks.data.fixtures.clips import moving, write_frames, write_video
 from temporal_tasks.video import frames
 
 decord = pytest.importorskip("decord")
@@ -126,3 +128,17 @@ def test_old_decord_that_cannot_open_av1_falls_back_to_pyav(av1_clip, monkeypatc
     frames.clear_frame_cache()
     assert clip.indices == reference.indices
     assert np.array_equal(clip.frames, reference.frames)
+
+
+@pytest.mark.parametrize("width", [96, 144])
+def test_widths_decord2_cannot_read_come_from_pyav(tmp_path, width):
+    # decord2 3.4 pads these rows to a multiple of the width and reads (48, 96, 4) frames; get_batch raises, and
+    # the reader must then take PyAV's frames (if a later decord2 reads them, its frames must be PyAV's too)
+    rng = np.random.default_rng(width)
+    path = write_frames(tmp_path / "narrow.mp4", [rng.integers(0, 255, (48, width, 3), dtype=np.uint8)] * 6)
+    frames.clear_frame_cache()
+    clip = frames.sample_clip(path, 4)
+    frames.clear_frame_cache()
+    reference = frames._decode_pyav(path, 4)
+    assert clip.frames.shape == (4, 48, width, 3)
+    assert clip.indices == reference.indices and np.array_equal(clip.frames, reference.frames)
