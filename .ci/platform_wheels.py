@@ -3,7 +3,8 @@
 For each target platform, each requirement whose environment marker holds there is fetched with
 ``pip download --no-deps --only-binary=:all: --platform TAG --python-version 3.11`` into a scratch folder;
 a pure-Python wheel (py3-none-any) counts. Prints one table row per requirement and exits 1 if any has none.
-Needs PyPI (it is not a test: CI runs it as its own step, .ci/run). Usage: python .ci/platform_wheels.py
+Needs PyPI, so it is no test: .ci/wheel_check runs it, outside pytest. Usage (Python >= 3.11, `packaging`
+installed): python .ci/platform_wheels.py
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from temporal_tasks.video import encode, frames, paired
 
 
 def _decode(path: Path) -> tuple[np.ndarray, float]:
-    """Every frame of ``path`` and its average rate, read with PyAV (decord2 3.4 cannot read 96-pixel-wide
+    """Every frame of ``path`` and its average rate, read with PyAV (decord2 3.3 and 3.4 cannot read 96-pixel-wide
     videos such as the letterboxed one below: tests/test_decoders.py)."""
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
