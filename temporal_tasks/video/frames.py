@@ -148,9 +148,11 @@ def read_frames_with_metadata(
 
 
 def _decode_decord(path: Path, k: Sampling) -> Clip | None:
+    """The clip read by decord (the ``decord2`` package; docs/data.md), or None when decord is not installed or
+    raises on this file, the only two cases in which :func:`_decoded` reads it with PyAV instead."""
     try:
         import decord
-    except ImportError:
+    except ImportError:  # no decord2 wheel for this platform (pyproject.toml)
         return None
     try:
         reader = decord.VideoReader(str(path), ctx=decord.cpu(0), num_threads=1)
@@ -159,7 +161,7 @@ def _decode_decord(path: Path, k: Sampling) -> Clip | None:
         idx = sample_indices(total, fps, k)
         # get_batch seeks to the key frame before each needed frame; nothing else is converted.
         frames = reader.get_batch(idx.tolist()).asnumpy()
-    except Exception:  # decord fails on some containers; PyAV reads them
+    except Exception:  # e.g. decord 0.6.0 on AV1 ("cannot find video stream"), a `decord` left broken by an uninstall
         return None
     duration = total / fps if fps > 0 else float(total)
     return Clip(np.ascontiguousarray(frames), duration, tuple(idx.tolist()), total, fps)

@@ -9,11 +9,14 @@ import numpy as np
 
 
 def decode_frames(path: Path) -> tuple[np.ndarray, float]:
-    """Every frame of ``path`` (int16, for differences) and its average frame rate, decoded with decord."""
-    import decord  # the callers skip without it (pytest.importorskip)
+    """Every frame of ``path`` (int16, for differences) and its average frame rate, read with PyAV (decord2 3.3 and
+    3.4 cannot read 96-pixel-wide videos such as a letterboxed paired video: tests/video/test_frames_decoders.py)."""
+    import av
 
-    reader = decord.VideoReader(str(path))
-    return reader.get_batch(list(range(len(reader)))).asnumpy().astype(np.int16), reader.get_avg_fps()
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
+        return np.stack(frames).astype(np.int16), float(stream.average_rate)
 
 
 def uniform_expected(total: int, k: int) -> list[int]:

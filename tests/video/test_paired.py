@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing as mp
 from pathlib import Path
 
+import av
 import numpy as np
 import pytest
 
@@ -13,8 +14,6 @@ from temporal_tasks import video
 from temporal_tasks.data.fixtures.clips import appearing, moving, resizing, write_video
 from temporal_tasks.video import encode, frames, paired
 from tests.helpers.frames import decode_frames, mad, uniform_expected
-
-decord = pytest.importorskip("decord")
 
 
 def _build_after_barrier(pairs: list, cache: str, barrier, queue) -> None:
@@ -114,7 +113,6 @@ def test_short_clip_repeats_frames(clips, tmp_path):
 
 
 def _write_sized(path: Path, height: int, width: int, n: int = 10) -> Path:
-    import av
 
     with av.open(str(path), mode="w") as container:
         stream = container.add_stream("mpeg4", rate=10)
@@ -146,7 +144,6 @@ def test_frame_rate_is_constant_and_matches_total_duration(clips, tmp_path):
     out = video.build_paired_video(clips["right"], clips["down"], tmp_path / "p.mp4", 32)
     _, fps = decode_frames(out)
     assert fps == pytest.approx(32 / (40 / 8 + 2 + 23 / 8), rel=0.02)
-    import av
 
     with av.open(str(out)) as container:
         pts = [f.pts for f in container.decode(video=0)]
