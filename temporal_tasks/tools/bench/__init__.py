@@ -7,7 +7,7 @@ so a noisy machine moves numerator and denominator together. Rows:
   with a 2 s black gap at its default settings (how the official Vinoground files are made) / our
   builder at N=32; ``..._vs_ffmpeg_ultrafast``: the same with ffmpeg at our encoder's settings.
 * ``paired_build_vs_decode_floor``: our builder / decoding just the 2*floor((N-1)/2) frames it
-  uses with the same decoder (decord) — the cost nobody can avoid.
+  uses with the builder's own reader (decord2 where installed, else PyAV) — the cost nobody can avoid.
 * ``cache_hit_ms``: median time to get an already-built paired video.
 * ``overhead_fraction``: our per-question work with a warm cache (doc, prompt, visual path,
   parse, payload) / lmms-eval's dummy model decoding 8 frames of the same video.
