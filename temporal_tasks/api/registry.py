@@ -18,7 +18,7 @@ from temporal_tasks.api.spec import Benchmark
 __all__ = ["DISTRIBUTION", "ENTRY_POINT_GROUP", "Benchmark", "get", "names", "of_task", "registered"]
 
 ENTRY_POINT_GROUP = "temporal_tasks.benchmarks"
-DISTRIBUTION = "temporal-tasks"  # ours come first, in the order pyproject.toml declares them
+DISTRIBUTION = "temporal-tasks"  # ours come first, in the order of the installed entry points (by name)
 
 
 class UnknownBenchmark(ValueError):
@@ -27,8 +27,9 @@ class UnknownBenchmark(ValueError):
 
 @functools.cache
 def registered() -> dict[str, Benchmark]:
-    """Every registered benchmark by name: ours first (in the order ``pyproject.toml`` declares them), then the
-    others, sorted by name."""
+    """Every registered benchmark by name: ours first, in the order of the installed entry points (the build
+    backend writes them sorted by name, whatever order ``pyproject.toml`` lists them in), then the others, sorted
+    by name."""
     points = list(entry_points(group=ENTRY_POINT_GROUP))
     ours = [ep for ep in points if ep.dist is not None and ep.dist.name == DISTRIBUTION]
     if not ours:
