@@ -14,10 +14,10 @@ from pathlib import Path
 
 from temporal_tasks.base import settings
 
-__all__ = ["atomic_write", "cache_dir", "temporary_name", "write_jsonl"]
+__all__ = ["atomic_write", "cache_root", "temporary_name", "write_jsonl"]
 
 
-def cache_dir() -> Path:
+def cache_root() -> Path:
     """Our cache root (archives, built videos), created: :func:`temporal_tasks.base.settings.cache_dir`."""
     base = settings.cache_dir()
     base.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ from typing import Any, Literal, overload
 from temporal_tasks.api.registry import get
 from temporal_tasks.base import settings
 from temporal_tasks.base.errors import DataError
-from temporal_tasks.base.files import atomic_write, cache_dir
+from temporal_tasks.base.files import atomic_write, cache_root
 from temporal_tasks.base.log import logger
 from temporal_tasks.base.run_state import STATE
 from temporal_tasks.base.settings import ENV_DATA_DIR
@@ -387,7 +387,7 @@ def _archive_key(path: Path) -> str:
 
 def extract_zip(archive: Path, bench: str) -> Path:
     """Extract ``archive`` once into the cache and return the folder; atomic and concurrency-safe."""
-    target = cache_dir() / "extracted" / bench / f"{archive.name.removesuffix('.zip')}-{_archive_key(archive)}"
+    target = cache_root() / "extracted" / bench / f"{archive.name.removesuffix('.zip')}-{_archive_key(archive)}"
     if target.is_dir():
         return target
 

@@ -7,7 +7,7 @@ where it lives.
 - reading its files: :func:`benchmark_data` (an offline folder or the Hub), :class:`BenchmarkData`,
   :func:`read_json`, :func:`read_jsonl`, :func:`require_fields`, :func:`check_unique`, :func:`check_files_exist`,
   :func:`content_dirs`, :func:`find_in`, :func:`extract_zip`, :func:`media_needed`, :func:`fetch_json_once`,
-  :func:`cache_dir`; every inconsistency a :class:`DataError` naming the file and the fix;
+  :func:`cache_root`; every inconsistency a :class:`DataError` naming the file and the fix;
 - its tasks' hooks: :func:`docs_dataset` (``process_docs``), :func:`answers`, :func:`first_answer`,
   :func:`make_payload`, :func:`question_fields`, :func:`results_for` (``process_results``), :func:`loss_value`
   (a ``multiple_choice`` result's loss);
@@ -47,7 +47,7 @@ from temporal_tasks.data.fixtures.full import clips, even_sizes, write_zip
 from temporal_tasks.data.sources import (
     BenchmarkData,
     benchmark_data,
-    cache_dir,
+    cache_root,
     check_files_exist,
     check_unique,
     content_dirs,
@@ -82,7 +82,7 @@ from temporal_tasks.video import (
 __all__ = [
     "SIZE", "YES_NO_OPTIONS", "AllAnswers", "BenchmarkData", "BuildAhead", "DataError", "FileBuild",
     "FirstOfRepeats", "Parser", "announce_frames", "answers", "appearing", "atomic_write", "benchmark_data",
-    "blind_visual", "build_paired_videos", "cache_dir", "check_files_exist", "check_unique", "clips", "content_dirs",
+    "blind_visual", "build_paired_videos", "cache_root", "check_files_exist", "check_unique", "clips", "content_dirs",
     "doc_to_target", "doc_to_text", "doc_to_visual", "docs_dataset", "even_sizes", "extract_zip", "fetch_json_once",
     "find_in", "finite_or_none", "first_answer", "first_response", "get_parser", "line_options", "logger",
     "loss_value", "make_payload", "make_robust_letter", "media_needed", "moving", "num_frames_in_force",

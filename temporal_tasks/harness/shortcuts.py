@@ -30,7 +30,7 @@ from temporal_tasks.harness.task_docs import building_task_name, docs_dataset, t
 from temporal_tasks.video.cache import FileBuild
 from temporal_tasks.video.frame_count import request_num_frames
 from temporal_tasks.video.schedule import BuildAhead, announce_frames
-from temporal_tasks.video.shortcut_files import cached_visual, num_frames, shortcut_build
+from temporal_tasks.video.shortcut_files import cached_visual, shortcut_build, shortcut_frames
 
 # --------------------------------------------------------------------------- doc_to_visual hooks
 
@@ -63,7 +63,7 @@ def _visual_file(doc: dict, variant: str) -> Path:
     """The file behind ``doc``'s visual: from this rank's background builds when its task planned them."""
     task = doc.get("shortcut_task")
     n = request_num_frames(
-        task or "shortcuts", int(doc.get("shortcut_frames") or 0) or num_frames(), "shortcut visuals"
+        task or "shortcuts", int(doc.get("shortcut_frames") or 0) or shortcut_frames(), "shortcut visuals"
     )
     if task:
         return _schedule(variant).visual(task, doc, n)  # waits only for this file
@@ -109,7 +109,7 @@ def load_variant_docs(main: str, variant: str) -> list[dict]:
     docs = main_docs(main)
     schedule = _schedule(variant)
     when = schedule.decide(task)
-    n = num_frames(task, log=announce_frames(when))
+    n = shortcut_frames(task, log=announce_frames(when))
     for doc in docs:
         doc["shortcut_task"], doc["shortcut_frames"] = task, n
     schedule.plan(task, docs, n, when)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from temporal_tasks.base.files import atomic_write, cache_dir
+from temporal_tasks.base.files import atomic_write, cache_root
 
 __all__ = [
     "FileBuild",
@@ -34,8 +34,8 @@ __all__ = [
 
 
 def cache_folder(root: str | os.PathLike | None = None) -> Path:
-    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.base.files.cache_dir`)."""
-    return Path(root) if root is not None else cache_dir()
+    """``root`` when given, else the package's cache folder (:func:`temporal_tasks.base.files.cache_root`)."""
+    return Path(root) if root is not None else cache_root()
 
 
 def file_key(path: Path) -> tuple[str, int, int]:

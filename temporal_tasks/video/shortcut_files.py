@@ -42,7 +42,7 @@ __all__ = [
     "build_shuffled_video",
     "cached_visual",
     "frame_choice",
-    "num_frames",
+    "shortcut_frames",
     "seed_for",
     "shortcut_build",
     "shuffle_order",
@@ -53,7 +53,7 @@ SEED_VERSION = "1"  # part of every seed and cache key: bump when the frame choi
 VARIANTS = ("single_frame", "shuffled")  # the variants with a file to build (blind has none)
 
 
-def num_frames(label: str = "shortcuts", log: bool = False) -> int:
+def shortcut_frames(label: str = "shortcuts", log: bool = False) -> int:
     """N: the paired-video rule (:func:`temporal_tasks.video.num_frames_in_force`: ``TEMPORAL_TASKS_NUM_FRAMES``,
     else the model's frame argument in ``--model_args``, else 32); a clear error if it is malformed."""
     return num_frames_in_force(label, log=log, what="shortcut visuals")
@@ -222,10 +222,10 @@ def build_shortcut_files(
 ) -> list[Path]:
     """Build every cached ``variant`` file of ``docs`` now (e.g. before a GPU run); returns their paths.
 
-    N is ``n``, else :func:`num_frames`. Threads, as for the paired videos: decord and PyAV release the GIL while
+    N is ``n``, else :func:`shortcut_frames`. Threads, as for the paired videos: decord and PyAV release the GIL while
     decoding and encoding.
     """
-    n = n or num_frames()
+    n = n or shortcut_frames()
     workers = max(1, min(len(docs), workers or os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return [path for path, _built in pool.map(lambda d: cached_visual(d, variant, n), docs)]

@@ -137,7 +137,7 @@ def test_language_only_loads_fetch_no_video(hub, load, bench, expected):
     assert docs and hub.patterns() == [expected]
     got = hub.files(bench)
     assert not any(f.endswith(".zip") or f.endswith(".mp4") or "_part_" in f for f in got), got
-    assert not (Path(data.cache_dir()) / "extracted").exists()  # nothing extracted either
+    assert not (Path(data.cache_root()) / "extracted").exists()  # nothing extracted either
     assert data.media_needed()  # the switch ends with the block
 
 

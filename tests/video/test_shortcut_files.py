@@ -159,14 +159,14 @@ def test_n_follows_the_models_frame_arg_unless_the_env_var_is_set(monkeypatch):
     monkeypatch.setattr(log.logger, "warning", warnings.append)
     monkeypatch.delenv(settings.ENV_NUM_FRAMES, raising=False)
     monkeypatch.setattr(sys, "argv", ["lmms_eval", "--model", "openai", "--model_args", "max_frames_num=8,x=1"])
-    assert shortcut_files.num_frames() == 8  # the command line lmms-eval was started with
+    assert shortcut_files.shortcut_frames() == 8  # the command line lmms-eval was started with
 
     def simple_evaluate(model_args):  # noqa: ARG001 - read from this frame, as from lmms-eval's own
-        return shortcut_files.num_frames()
+        return shortcut_files.shortcut_frames()
 
     assert simple_evaluate("nframes=12") == 12  # simple_evaluate's model args win over sys.argv
     monkeypatch.setattr(sys, "argv", ["lmms_eval"])
-    assert shortcut_files.num_frames() == video.DEFAULT_NUM_FRAMES
+    assert shortcut_files.shortcut_frames() == video.DEFAULT_NUM_FRAMES
     monkeypatch.setenv(settings.ENV_NUM_FRAMES, "5")
     assert simple_evaluate("max_frames_num=8") == 5  # the env var wins; the warning names both values once
     assert simple_evaluate("max_frames_num=8") == 5

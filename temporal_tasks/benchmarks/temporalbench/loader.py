@@ -24,7 +24,7 @@ from temporal_tasks.harness.kit import (
     DataError,
     atomic_write,
     benchmark_data,
-    cache_dir,
+    cache_root,
     check_files_exist,
     check_unique,
     content_dirs,
@@ -73,7 +73,7 @@ def join_parts(parts: Sequence[Path], stem: str) -> Path:
     for p in parts:
         st = p.stat()
         key.update(f"{p.resolve()}|{st.st_size}|{st.st_mtime_ns};".encode())
-    target = cache_dir() / "joined" / NAME / f"{stem}-{key.hexdigest()[:12]}.zip"
+    target = cache_root() / "joined" / NAME / f"{stem}-{key.hexdigest()[:12]}.zip"
     if target.is_file():
         return target
 

@@ -131,7 +131,7 @@ def locate_caption_model() -> str:
     )
 
 
-def caption_device() -> str:
+def scorer_device() -> str:
     """``TEMPORAL_TASKS_CAPTION_DEVICE`` (e.g. ``cpu``, ``cuda:1``), else CUDA when available, else CPU."""
     given = settings.caption_device()
     if given is not None:
@@ -141,9 +141,9 @@ def caption_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def caption_model(device: str | None = None):
+def load_caption_model(device: str | None = None):
     """The sentence-transformers model, loaded once per process from local files only."""
-    return _load_caption_model(locate_caption_model(), device or caption_device())
+    return _load_caption_model(locate_caption_model(), device or scorer_device())
 
 
 @functools.lru_cache(maxsize=4)
@@ -165,7 +165,7 @@ def caption_similarities(answers: Sequence[str], references: Sequence[str], devi
         return []
     import torch
 
-    model = caption_model(device)
+    model = load_caption_model(device)
     with torch.no_grad():
         a = model.encode(list(answers), batch_size=CAPTION_BATCH, convert_to_tensor=True, normalize_embeddings=True)
         b = model.encode(list(references), batch_size=CAPTION_BATCH, convert_to_tensor=True, normalize_embeddings=True)

@@ -26,7 +26,7 @@ from temporal_tasks.harness.kit import (
     DataError,
     answers,
     benchmark_data,
-    cache_dir,
+    cache_root,
     check_files_exist,
     check_unique,
     docs_dataset,
@@ -82,7 +82,7 @@ def tags_file(data: BenchmarkData) -> Path | None:
         warn_once(f"timeblind: {settings.ENV_TIMEBLIND_TAGS}={given} is not a file.")
     if data.offline:
         return None
-    return fetch_json_once(TAGS_URL, cache_dir() / NAME / "tags.json")
+    return fetch_json_once(TAGS_URL, cache_root() / NAME / "tags.json")
 
 
 def load_tags(data: BenchmarkData, n_rows: int) -> dict[int, list[str]]:
