@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from temporal_tasks.benchmarks.timeblind.export import export
 
 
@@ -41,8 +39,3 @@ def test_one_file_per_task_and_non_ascii_kept(tmp_path):
 def test_a_task_without_lines_gets_an_empty_list(tmp_path):
     (path,) = export({"timeblind_iacc": []}, tmp_path)
     assert json.loads(path.read_text()) == []
-
-
-def test_a_payload_without_its_fields_fails(tmp_path):
-    with pytest.raises(KeyError, match="parser"):
-        export({"timeblind_iacc": [({"question_id": "1", "answer": "yes"}, {})]}, tmp_path)
