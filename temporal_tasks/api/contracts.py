@@ -132,7 +132,8 @@ class Part:
         """Have ``k`` videos spread over the sorted list (first, ..., last) decoded: catches unreadable containers."""
         unique = sorted(set(videos))
         if unique and k > 0:
-            picks = [unique[round(i * (len(unique) - 1) / max(1, k - 1))] for i in range(min(k, len(unique)))]
+            m = min(k, len(unique))  # spread the picks over the m taken, so asking for more than there are takes all
+            picks = [unique[round(i * (len(unique) - 1) / max(1, m - 1))] for i in range(m)]
             self.decode += [p for p in dict.fromkeys(picks) if p not in self.decode]
 
     @property

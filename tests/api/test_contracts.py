@@ -100,3 +100,22 @@ def test_every_loader_passes_the_options_it_shows(offline_env):
         docs_dataset(lambda ds=ds: ds)  # a consistent schema for datasets.Dataset.from_list
     video = [d for d in docs["vinoground"] if d["kind"] == "video"]
     assert video and all("second segment" in d["options"][1]["names"] for d in video)
+
+
+def test_a_decode_sample_spreads_k_picks_from_first_to_last_and_takes_all_when_k_exceeds_them():
+    from temporal_tasks.api.contracts import Part
+
+    def picks(videos, k):
+        part = Part("bench", "part")
+        part.decode_sample(videos, k)
+        return part.decode
+
+    five = ["e", "a", "c", "b", "d", "a"]  # sorted and deduplicated first
+    assert picks(five, 2) == ["a", "e"] and picks(five, 3) == ["a", "c", "e"] and picks(five, 1) == ["a"]
+    # more asked than there are: every video once (it took only the first two: the step was (n-1)/(k-1))
+    assert picks(["a", "b", "c"], 5) == ["a", "b", "c"]
+    assert picks(five, 0) == [] and picks([], 3) == []
+    part = Part("bench", "part")
+    part.decode_sample(["a", "b"], 2)
+    part.decode_sample(["b", "c"], 2)
+    assert part.decode == ["a", "b", "c"]  # a video already picked is not added twice

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from temporal_tasks.benchmarks.timeblind import fixture
 from temporal_tasks.benchmarks.timeblind.check import parts
 from temporal_tasks.data.sources import benchmark_data
@@ -26,11 +24,6 @@ def test_counts_rows_instances_and_videos(offline_env):
     assert len(part.decode) == 3 and all(Path(v).is_file() for v in part.decode)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="api/contracts.py Part.decode_sample spaces its picks over k-1 steps even when k exceeds the videos: "
-    "k=50 over 8 videos picks only the first two (indices round(i*7/49) for i < 8), not every video",
-)
 def test_more_decodes_asked_than_videos_decodes_every_video_once(offline_env):
     (part,) = parts(benchmark_data("timeblind", root=offline_env), 50)
     videos = {Path(r["video_path"]).name for r in data_rows(offline_env)}
