@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+from tests.helpers.task_names import MAIN_TASKS
+
 KEYS = (
     "paired_build_speedup_vs_ffmpeg", "paired_build_vs_decode_floor", "cache_hit_ms", "overhead_fraction",
     "aggregate_1m_seconds", "aggregate_1m_peak_mb", "aggregate_100k_seconds", "vinoground_cold_over_warm",
@@ -59,14 +61,7 @@ def test_bench_json_last_line():
     assert "| vinoground_cold_over_warm |" in out.stdout
     # samples files of every main task (the small fixtures here: the full-size copies are the default), the worst
     # task within the target
-    assert set(result["samples_kb_by_task"]) == {
-        "timeblind_iacc",
-        "vinoground_group",
-        "temporalbench_short_mba",
-        "temporalbench_long_mba",
-        "velociti_strictvle",
-        "velociti_mc",
-    }
+    assert set(result["samples_kb_by_task"]) == set(MAIN_TASKS)
     assert result["samples_data"] == "small"
     assert 0 < result["samples_kb_per_question"] <= 2.5 and result["samples_kb_per_question_long"] <= 2.5
     assert "| samples_kb_per_question |" in out.stdout

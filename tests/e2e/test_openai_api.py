@@ -18,17 +18,11 @@ from collections import Counter
 import pytest
 
 from tests.helpers.openai_server import ChatRequest, OpenAIServer
+from tests.helpers.task_names import MAIN_TASKS
 
 pytest.importorskip("decord")  # qwen_vl_utils, which the openai model uses to sample frames, needs it here
 
-TASKS = (
-    "timeblind_iacc",
-    "vinoground_group",
-    "temporalbench_short_mba",
-    "temporalbench_long_mba",
-    "velociti_strictvle",
-    "velociti_mc",
-)
+TASKS = MAIN_TASKS
 FRAMES = 8
 # Valid for some questions and not for others: Yes/No questions, A/B choices, and an unreadable reply.
 ANSWERS = ("Yes", "No", "A", "B", "I cannot tell.")

@@ -18,11 +18,9 @@ from temporal_tasks.tools.rescore import rescore
 from tests.conftest import made_once
 from tests.helpers.browser import load, parse
 from tests.helpers.payloads import CUT_OFF_SQUARE, THOUGHT_THEN_ANSWER
+from tests.helpers.task_names import MAIN_TASKS
 
-TASKS = (
-    "timeblind_iacc", "vinoground_group", "temporalbench_short_mba", "temporalbench_long_mba",
-    "velociti_strictvle", "velociti_mc",
-)  # fmt: skip
+TASKS = MAIN_TASKS
 
 TEXT = {"yes": "Yes", "no": "No", "A": "A", "B": "B"}
 
