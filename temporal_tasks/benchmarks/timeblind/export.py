@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from temporal_tasks.api import ExportHook
+from temporal_tasks.harness.kit import DataError
+
+# The official ``type`` of a question, by the parser our task read it with.
+_TYPES = {"timeblind_yes_no": "yes_no", "timeblind_mc": "multiple_choice"}
 
 
 def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Path]:
@@ -15,8 +19,16 @@ def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Pa
     for task, lines in answers.items():
         preds = []
         for p, _doc in lines:
-            kind = "yes_no" if p["parser"] == "timeblind_yes_no" else "multiple_choice"
-            preds.append({"index": int(p["question_id"]), "type": kind, "model_output": p["answer"]})
+            qid = p.get("question_id")
+            kind = _TYPES.get(str(p.get("parser")))
+            if kind is None:
+                raise DataError(
+                    f"{task}: question {qid!r} was not read by a TimeBlind answer parser (parser "
+                    f"{p.get('parser')!r}); export takes the --log_samples files of timeblind_* generate tasks."
+                )
+            if not str(qid).isdigit():
+                raise DataError(f"{task}: question_id {qid!r} is not TimeBlind's integer index; was the file edited?")
+            preds.append({"index": int(str(qid)), "type": kind, "model_output": p["answer"]})
         preds.sort(key=lambda r: r["index"])
         path = out / f"{task}_predictions.json"
         path.write_text(json.dumps(preds, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -23,3 +23,11 @@ def test_one_several_or_every_question_wrong():
 def test_a_single_question_is_never_called_position_bias():
     assert shape([_q("B", False)]) == "one question wrong"  # one wrong of one: the first rule wins
     assert shape([{"pred": "A"}]) == "one question wrong"  # no "correct": counted wrong
+
+
+def test_nothing_wrong_leaves_the_shape_to_the_generic_rules():
+    # An empty group, or one whose answers all read as right, has no wrong question to describe: it used to read
+    # "every question wrong" and "several questions wrong".
+    assert shape([]) is None
+    assert shape([_q("A", True), _q("B", True)]) is None
+    assert shape([_q("A", True), _q("A", True)]) is None

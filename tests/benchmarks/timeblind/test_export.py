@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from temporal_tasks.benchmarks.timeblind.export import export
+from temporal_tasks.harness.kit import DataError
 
 
 def _p(question_id: str, parser: str, answer: str) -> tuple[dict, dict]:
@@ -39,3 +42,15 @@ def test_one_file_per_task_and_non_ascii_kept(tmp_path):
 def test_a_task_without_lines_gets_an_empty_list(tmp_path):
     (path,) = export({"timeblind_iacc": []}, tmp_path)
     assert json.loads(path.read_text()) == []
+
+
+def test_a_payload_not_read_by_a_timeblind_parser_is_a_clear_error(tmp_path):
+    for payload in (
+        {"question_id": "3", "answer": "Yes"},  # no parser: not a generate task's payload
+        {"question_id": "3", "parser": "first_char_ab", "answer": "A"},  # another benchmark's rule
+    ):
+        with pytest.raises(DataError, match=r"timeblind_iacc: question '3' was not read by a TimeBlind answer parser"):
+            export({"timeblind_iacc": [(payload, {})]}, tmp_path)
+    with pytest.raises(DataError, match=r"question_id 'q7' is not TimeBlind's integer index"):
+        export({"timeblind_iacc": [_p("q7", "timeblind_mc", "A")]}, tmp_path)
+    assert not list(tmp_path.iterdir())  # nothing half-written
