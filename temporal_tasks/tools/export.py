@@ -35,6 +35,22 @@ def payloads_with_docs(lines: Iterable[dict]) -> list[tuple[dict, dict]]:
     return out
 
 
+# The fields every payload our ``process_results`` writes carries, which exporters read without a check of their own.
+_PAYLOAD_FIELDS = ("question_id", "group_id", "role", "gold")
+
+
+def _checked(task: str, file: Path, pairs: list[tuple[dict, dict]]) -> list[tuple[dict, dict]]:
+    """``pairs`` unchanged, or a DataError naming the file and question whose payload lacks a field exporters read."""
+    for payload, _doc in pairs:
+        missing = [name for name in _PAYLOAD_FIELDS if name not in payload]
+        if missing:
+            raise DataError(
+                f"{file}: question {payload.get('question_id')!r} of {task} has no {', '.join(missing)}; export reads "
+                "the --log_samples files lmms-eval writes for our tasks as written (re-run with --log_samples)."
+            )
+    return pairs
+
+
 def _tasks_of(files: dict[str, Path], spec: Benchmark) -> dict[str, Path]:
     picked = {t: f for t, f in files.items() if spec.owns_task(t)}
     if not picked:
@@ -66,5 +82,8 @@ def export(benchmark: str, samples: Iterable[str | Path], out_dir: str | Path) -
     files = find_sample_files(samples)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    answers = {task: payloads_with_docs(read_samples(file)) for task, file in _tasks_of(files, spec).items()}
+    answers = {
+        task: _checked(task, file, payloads_with_docs(read_samples(file)))
+        for task, file in _tasks_of(files, spec).items()
+    }
     return spec.required_hook("export")(answers, out)

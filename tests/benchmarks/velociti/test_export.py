@@ -16,7 +16,7 @@ def test_velociti_export_leaves_out_incomplete_rows_and_odd_cells(tmp_path, monk
 
     def mc(row: int, role: str, answer: str) -> dict:
         return {**base, "question_id": f"{row}_mc_{role}", "group_id": f"velociti_mc/{row}", "role": role,
-                "answer": answer}  # fmt: skip
+                "gold": role[-1], "answer": answer}  # fmt: skip
 
     payloads = [mc(0, "posA", "NA"), mc(0, "posB", "B is right"), mc(1, "posA", "A"), mc(2, "posB", "B"),
                 mc(2, "posA", "A")]  # fmt: skip
