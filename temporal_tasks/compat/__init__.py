@@ -86,6 +86,8 @@ from temporal_tasks.compat.tasks import (
     add_task_metadata,
     merge_includes,
     patch_task_manager,
+    resolve_data_files,
+    resolves_data_files,
     task_config_name,
     wrap_evaluation_entry_points,
 )
@@ -116,6 +118,8 @@ __all__ = [
     "request_context",
     "request_doc",
     "request_visuals",
+    "resolve_data_files",
+    "resolves_data_files",
     "shard",
     "task_config_name",
     "wrap_evaluation_entry_points",

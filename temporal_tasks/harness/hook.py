@@ -44,10 +44,13 @@ def patch_tasks(module) -> None:
     from temporal_tasks.base.redaction import install_log_redaction
 
     install_log_redaction()
-    from temporal_tasks.compat import patch_task_manager, restore_cached_visuals
+    from temporal_tasks.api.task_template import PLACEHOLDER
+    from temporal_tasks.compat import patch_task_manager, resolve_data_files, restore_cached_visuals
 
     restore_cached_visuals()  # lmms-eval 0.7.3 loses doc_to_visual on a --cache_requests hit
     patch_task_manager(module, _our_dirs)  # our folders go last: a built-in task can never be shadowed
+    # lmms-eval 0.7.0 to 0.7.2 look for our placeholder split in the working directory
+    resolve_data_files(getattr(module, "utils", None), _our_dirs, PLACEHOLDER)
 
 
 def patch_evaluator(module) -> None:
