@@ -57,7 +57,14 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
 
 from __future__ import annotations
 
-from temporal_tasks.compat.cli import CLI_FLAGS, command_line_setting, shard
+from temporal_tasks.compat.cli import (
+    CLI_FLAGS,
+    FLAGS_SINCE,
+    command_line_setting,
+    lmms_eval_accepts,
+    missing_flag,
+    shard,
+)
 from temporal_tasks.compat.requests import (
     generate_args,
     loglikelihood_args,
@@ -95,6 +102,7 @@ from temporal_tasks.compat.tasks import (
 __all__ = [
     "CLI_FLAGS",
     "EVALUATOR_MODULE",
+    "FLAGS_SINCE",
     "FRAME_ARGS",
     "READS_VISUALS",
     "EvaluationFrames",
@@ -108,9 +116,11 @@ __all__ = [
     "generate_args",
     "instance_frame_setting",
     "is_lmms_eval_command_line",
+    "lmms_eval_accepts",
     "loglikelihood_args",
     "loss_value",
     "merge_includes",
+    "missing_flag",
     "model_reads_visuals",
     "patch_task_manager",
     "restore_cached_visuals",
