@@ -1,7 +1,8 @@
 """temporal-tasks: video temporal-reasoning benchmarks as lmms-eval tasks.
 
-Importing this package is cheap on purpose: it runs at every Python start-up through the
-import hook, so it must not import lmms-eval, numpy or torch.
+Importing this package is cheap on purpose: lmms-eval imports it while it loads (our entry points and the import
+hook), and `temporal-tasks tasks` should answer at once, so it must not import lmms-eval, numpy or torch. The
+start-up hook itself (``temporal_tasks_hook``, a top-level module) does not import it.
 """
 
 from __future__ import annotations

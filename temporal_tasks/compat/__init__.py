@@ -1,4 +1,5 @@
-"""Every reach into lmms-eval 0.7.3's internals, fenced in one package.
+"""Every reach into lmms-eval's internals, fenced in one package (docs/internals.md lists each, with its contract test
+and the lmms-eval versions it passed on: 0.7.0 to 0.7.3 and checkouts of v0.7 to main).
 
 lmms-eval gives a task no handle on the run it is part of: not the model, not ``--limit``/``--offset``,
 not the number of questions selected; it has no task entry point; and what it hands a model and a task
@@ -6,7 +7,7 @@ is positional. Every assumption about its internals lives here, and the ``test_c
 ``tests/compat/`` check each one against the installed lmms-eval, so an upgrade that breaks one
 fails there, by name, and not as a silently wrong N, an unchecked subset or a misread answer.
 
-Assumptions (lmms-eval 0.7.3; module: where ours lives):
+Assumptions (lmms-eval 0.7.3 unless said; module: where ours lives):
 
 - ``evaluator.simple_evaluate(model, model_args, ..., limit, offset)`` builds the model instance into its
   local ``lm`` (or takes ``model`` when it is an instance) *before* it builds the tasks (``process_docs``).
@@ -27,7 +28,7 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
   ``reads_visuals``: :func:`model_reads_visuals` reads that declaration of ours from the instance, True when
   absent. (stack)
 - The CLI is ``lmms-eval`` / ``python -m lmms_eval`` (``sys.argv[0]``), or our ``temporal-tasks`` wrapper. (stack)
-- ``ConfigurableTask.download`` runs ``process_docs``; the task holds its config as ``self._config``, with
+- ``ConfigurableTask.download`` runs ``process_docs``; the task gives its config as ``self.config``, with
   ``task`` and ``metadata`` (written to the results JSON by ``dump_config``): :func:`building_task_config`,
   :func:`task_config_name`, :func:`add_task_metadata`. (stack, tasks)
 - ``tasks.TaskManager.initialize_tasks(self, include_path=None, include_defaults=True)`` indexes the built-in
@@ -35,6 +36,11 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
   :func:`patch_task_manager`. (tasks)
 - ``utils.load_yaml_config`` merges ``include:`` shallowly: the file's keys win, and the first of several
   includes wins: :func:`merge_includes`. (tasks)
+- ``utils.load_yaml_config`` resolves a task's relative ``dataset_kwargs.data_files`` against the YAML's folder
+  (0.7.3; 0.7.0 to 0.7.2 leave them to the working directory, and :func:`resolve_data_files` does it for our
+  folders there, detected by behaviour). It calls itself for each include through the module. (tasks)
+- ``__main__.parse_eval_args()`` builds the CLI's parser (and parses ``sys.argv``): :func:`lmms_eval_accepts` asks
+  it whether a flag of :data:`FLAGS_SINCE` exists. (cli)
 - ``evaluator.simple_evaluate`` and ``evaluator.evaluate`` are module attributes that ``__main__.cli_evaluate``
   (and scripts) call through the module, and ``simple_evaluate`` calls ``evaluate`` after building the tasks:
   :func:`wrap_evaluation_entry_points` starts a fresh run state at each evaluation. (tasks)
@@ -62,7 +68,14 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
 
 from __future__ import annotations
 
-from temporal_tasks.compat.cli import CLI_FLAGS, command_line_setting, shard
+from temporal_tasks.compat.cli import (
+    CLI_FLAGS,
+    FLAGS_SINCE,
+    command_line_setting,
+    lmms_eval_accepts,
+    missing_flag,
+    shard,
+)
 from temporal_tasks.compat.requests import (
     generate_args,
     loglikelihood_args,
@@ -91,6 +104,8 @@ from temporal_tasks.compat.tasks import (
     add_task_metadata,
     merge_includes,
     patch_task_manager,
+    resolve_data_files,
+    resolves_data_files,
     task_config_name,
     wrap_evaluation_entry_points,
 )
@@ -98,6 +113,7 @@ from temporal_tasks.compat.tasks import (
 __all__ = [
     "CLI_FLAGS",
     "EVALUATOR_MODULE",
+    "FLAGS_SINCE",
     "FRAME_ARGS",
     "READS_VISUALS",
     "EvaluationFrames",
@@ -111,9 +127,11 @@ __all__ = [
     "generate_args",
     "instance_frame_setting",
     "is_lmms_eval_command_line",
+    "lmms_eval_accepts",
     "loglikelihood_args",
     "loss_value",
     "merge_includes",
+    "missing_flag",
     "model_reads_visuals",
     "patch_task_manager",
     "restore_cached_visuals",
@@ -121,6 +139,8 @@ __all__ = [
     "request_context",
     "request_doc",
     "request_visuals",
+    "resolve_data_files",
+    "resolves_data_files",
     "shard",
     "task_config_name",
     "wrap_evaluation_entry_points",

@@ -256,7 +256,7 @@ def restore_cached_visuals() -> None:
         visual = getattr(self, "doc_to_visual", None)  # the task's method, which calls the config's function
         ours = getattr(getattr(self, "config", None), "doc_to_visual", None)
         if visual is not None and str(getattr(ours, "__module__", "")).startswith("temporal_tasks"):
-            for inst in getattr(self, "_instances", None) or []:
+            for inst in getattr(self, "instances", None) or []:  # Task.instances: the requests just built
                 arguments = tuple(inst.arguments)
                 if len(arguments) > 2 and arguments[2] is None:
                     inst.arguments = (arguments[0], arguments[1], visual, *arguments[3:])
@@ -268,14 +268,16 @@ def restore_cached_visuals() -> None:
 
 
 def building_task_config() -> Any:
-    """The config (``_config``) of the lmms-eval task whose ``download`` (and so ``process_docs``) is running.
+    """The config (``Task.config``) of the lmms-eval task whose ``download`` (and so ``process_docs``) is running.
 
     None outside an lmms-eval task build (unit tests, ``rescore``).
     """
     for frame in _frames(sys._getframe(1)):
-        obj = frame.f_locals.get("self")
-        if frame.f_code.co_name == "download" and obj is not None and hasattr(obj, "_config"):
-            return obj._config
+        if frame.f_code.co_name != "download":
+            continue
+        config = getattr(frame.f_locals.get("self"), "config", None)
+        if config is not None and hasattr(config, "metadata"):
+            return config
     return None
 
 

@@ -113,3 +113,61 @@ def _inside_simple_evaluate() -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+_DATA_FILES_PATCHED = "_temporal_tasks_resolves_data_files"
+
+
+def resolves_data_files(load_yaml_config: Callable[..., dict], folder: str, name: str) -> bool:
+    """Whether lmms-eval's ``utils.load_yaml_config`` resolves a task's relative ``data_files`` against the YAML's
+    folder (``folder``, which holds the file ``name``), as lmms-eval does since 2026-07-07 (0.7.3, main after
+    v0.7.2); before, ``datasets`` resolved them against the working directory."""
+    config = {"dataset_path": "json", "dataset_kwargs": {"data_files": {"test": name}}}
+    loaded = load_yaml_config(yaml_config=config, yaml_dir=folder)
+    return os.path.isabs(loaded["dataset_kwargs"]["data_files"]["test"])
+
+
+def _resolved(value: Any, folder: str) -> Any:
+    # lmms-eval's own rule (utils._resolve_local_data_files): a relative path that exists in the YAML's folder.
+    if isinstance(value, str):
+        candidate = os.path.join(folder, value)
+        return candidate if value and not os.path.isabs(value) and os.path.isfile(candidate) else value
+    if isinstance(value, dict):
+        return {k: _resolved(v, folder) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolved(v, folder) for v in value]
+    return value
+
+
+def resolve_data_files(utils: Any, our_dirs: Callable[[], list[str]], placeholder: str) -> bool:
+    """On an lmms-eval whose ``utils.load_yaml_config`` leaves a task's relative ``data_files`` to the working
+    directory (0.7.0 to 0.7.2), resolve those of the YAMLs in ``our_dirs()`` against the YAML's folder, as later
+    lmms-eval does for every task: our placeholder split then loads from any working directory.
+
+    Detected by behaviour (:func:`resolves_data_files`, on our first folder and its ``placeholder`` file), not by
+    version; nothing is patched where lmms-eval does it. The YAML's own includes go through the wrapper too (the
+    function calls itself through the module). Idempotent; returns whether it patched now.
+    """
+    original = getattr(utils, "load_yaml_config", None)
+    if original is None or getattr(original, _DATA_FILES_PATCHED, False):
+        return False
+    dirs = [os.path.join(d, "") for d in our_dirs()]
+    if not dirs or resolves_data_files(original, dirs[0], placeholder):
+        return False
+
+    @functools.wraps(original)
+    def load_yaml_config(yaml_path=None, yaml_config=None, yaml_dir=None, mode="full"):
+        config = original(yaml_path=yaml_path, yaml_config=yaml_config, yaml_dir=yaml_dir, mode=mode)
+        folder = os.path.realpath(yaml_dir or os.path.dirname(yaml_path or ""))
+        kwargs = config.get("dataset_kwargs") if isinstance(config, dict) else None
+        if (
+            isinstance(kwargs, dict)
+            and "data_files" in kwargs
+            and any(os.path.join(folder, "").startswith(d) for d in dirs)
+        ):
+            config = {**config, "dataset_kwargs": {**kwargs, "data_files": _resolved(kwargs["data_files"], folder)}}
+        return config
+
+    setattr(load_yaml_config, _DATA_FILES_PATCHED, True)
+    utils.load_yaml_config = load_yaml_config
+    return True

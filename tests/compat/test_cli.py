@@ -54,3 +54,18 @@ def test_contract_sharding_matches_lmms_eval():
                         f"{LMMS_EVAL_CHANGED}: its sharding of docs over ranks changed (world {world}, "
                         f"limit {limit}, offset {offset}, rank {rank}: compat.shard)"
                     )
+
+
+def test_contract_lmms_eval_accepts_reads_its_parser():
+    assert compat.lmms_eval_accepts("--limit"), f"{LMMS_EVAL_CHANGED}: no --limit, or its parser cannot be asked"
+    assert not compat.lmms_eval_accepts("--no_such_flag_of_lmms_eval")
+    assert compat.missing_flag("--limit") is None
+    message = compat.missing_flag("--no_such_flag_of_lmms_eval")
+    assert message is not None and "--no_such_flag_of_lmms_eval" in message and "lmms-eval" in message
+
+
+@pytest.mark.parametrize("flag", sorted(compat.FLAGS_SINCE))
+def test_a_flag_missing_from_this_lmms_eval_is_named_with_its_release(flag):
+    """Each flag of FLAGS_SINCE: taken, or missing with a message naming the flag and the release that has it."""
+    message = compat.missing_flag(flag)
+    assert message is None or (flag in message and compat.FLAGS_SINCE[flag] in message), message

@@ -147,8 +147,12 @@ def test_contract_process_docs_runs_in_download_of_a_task_with_config_metadata()
     assert "self.config.process_docs(" in inspect.getsource(download), (
         f"{LMMS_EVAL_CHANGED}: ConfigurableTask.download no longer calls process_docs"
     )
-    assert "self._config = TaskConfig(" in inspect.getsource(ConfigurableTask.__init__), (
-        f"{LMMS_EVAL_CHANGED}: a task no longer keeps its config as self._config"
+    assert isinstance(inspect.getattr_static(ConfigurableTask, "config", None), property), (
+        f"{LMMS_EVAL_CHANGED}: a task no longer gives its config as the property Task.config"
+    )
+    assert isinstance(inspect.getattr_static(ConfigurableTask, "instances", None), property), (
+        f"{LMMS_EVAL_CHANGED}: a task no longer gives its requests as the property Task.instances "
+        "(compat.restore_cached_visuals)"
     )
     fields = TaskConfig.__dataclass_fields__
     assert {"task", "metadata"} <= set(fields), f"{LMMS_EVAL_CHANGED}: TaskConfig has no task/metadata field"
@@ -158,14 +162,14 @@ def test_contract_process_docs_runs_in_download_of_a_task_with_config_metadata()
 
     class Task:  # a task's download frame, as compat finds it
         def __init__(self) -> None:
-            self._config = TaskConfig(task="t", metadata={"version": 1})
+            self.config = TaskConfig(task="t", metadata={"version": 1})
 
         def download(self):
             return compat.building_task_config()
 
     task = Task()
     config = task.download()
-    assert config is task._config and compat.task_config_name(config) == "t"
+    assert config is task.config and compat.task_config_name(config) == "t"
     compat.add_task_metadata(config, "provenance", {"x": 1})
     assert config.to_dict()["metadata"] == {"version": 1, "provenance": {"x": 1}}
     assert compat.building_task_config() is None  # not inside a task build

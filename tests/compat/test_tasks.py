@@ -116,3 +116,51 @@ def test_entry_points_start_an_evaluation_once_and_evaluate_keeps_what_its_tasks
     calls.clear()
     module.evaluate()
     assert calls == ["continue", "evaluate"]  # a script's own evaluate(lm, task_dict)
+
+
+def test_contract_our_placeholder_split_resolves_from_any_working_directory(tmp_path, monkeypatch):
+    """lmms-eval (from 0.7.3, with compat.resolve_data_files before) hands ``datasets`` our placeholder split as an
+    absolute path: a relative one is looked up in the working directory, where it is not."""
+    import lmms_eval.tasks  # noqa: F401 - the import hook patches lmms-eval's utils as this module loads
+    from lmms_eval import utils
+
+    from temporal_tasks import tasks_dir
+
+    monkeypatch.chdir(tmp_path)
+    leaf = next(Path(tasks_dir()).glob("timeblind/*.yaml"))
+    files = utils.load_yaml_config(yaml_path=str(leaf), mode="simple")["dataset_kwargs"]["data_files"]
+    assert list(files) == ["test"] and os.path.isabs(files["test"]), (
+        f"{LMMS_EVAL_CHANGED}: our placeholder split is no longer resolved against its YAML's folder "
+        "(compat.resolve_data_files)"
+    )
+    assert os.path.realpath(files["test"]) == os.path.join(os.path.realpath(tasks_dir()), "_placeholder.jsonl")
+
+
+def _load_like_070(yaml_path=None, yaml_config=None, yaml_dir=None, mode="full"):
+    """lmms-eval 0.7.0's ``utils.load_yaml_config`` in short: the YAML's keys, relative ``data_files`` left alone."""
+    if yaml_config is not None:
+        return dict(yaml_config)
+    files = {"test": "_placeholder.jsonl", "other": "missing.jsonl", "url": "https://x/y.jsonl"}
+    return {"dataset_path": "json", "dataset_kwargs": {"data_files": files}}
+
+
+def test_resolve_data_files_only_where_lmms_eval_does_not(tmp_path):
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for folder in (ours, theirs):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "_placeholder.jsonl").write_text("{}\n")
+        (folder / "sub" / "_placeholder.jsonl").write_text("{}\n")
+    utils = SimpleNamespace(load_yaml_config=_load_like_070)
+    assert not compat.resolves_data_files(_load_like_070, str(ours), "_placeholder.jsonl")
+    assert compat.resolve_data_files(utils, lambda: [str(ours)], "_placeholder.jsonl")
+    assert not compat.resolve_data_files(utils, lambda: [str(ours)], "_placeholder.jsonl")  # idempotent
+    assert compat.resolves_data_files(utils.load_yaml_config, str(ours), "_placeholder.jsonl")
+    files = utils.load_yaml_config(yaml_path=str(ours / "sub" / "leaf.yaml"))["dataset_kwargs"]["data_files"]
+    # an existing relative file of our folder becomes absolute; a missing file and a URL stay as written
+    assert files == {"test": str(ours / "sub" / "_placeholder.jsonl"), "other": "missing.jsonl",
+                     "url": "https://x/y.jsonl"}  # fmt: skip
+    files = utils.load_yaml_config(yaml_path=str(theirs / "leaf.yaml"))["dataset_kwargs"]["data_files"]
+    assert files["test"] == "_placeholder.jsonl"  # another package's or lmms-eval's own task: untouched
+
+    resolving = SimpleNamespace(load_yaml_config=lambda **kw: {"dataset_kwargs": {"data_files": {"test": "/abs"}}})
+    assert not compat.resolve_data_files(resolving, lambda: [str(ours)], "_placeholder.jsonl")  # 0.7.3: nothing to do

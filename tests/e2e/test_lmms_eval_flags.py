@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from temporal_tasks import compat
 from temporal_tasks.base import settings
 from temporal_tasks.data.fixtures import write_fixtures
 from temporal_tasks.harness.task_configs import resolve_function, task_config
@@ -140,6 +141,9 @@ SAME_NUMBERS = [
 
 @pytest.mark.parametrize("row", SAME_NUMBERS, ids=[r.flag for r in SAME_NUMBERS])
 def test_flag_scores_the_questions_it_selects(row, flag_run, fixture_root, monkeypatch):
+    missing = compat.missing_flag(row.args[0]) if row.args[0] in compat.FLAGS_SINCE else None
+    if missing is not None:  # a flag of a later lmms-eval than the one installed
+        pytest.skip(missing)
     done = flag_run(*row.args)
     _same_numbers(done.metrics(TASK), _expected(_data(fixture_root), monkeypatch, start=row.start, stop=row.stop))
     for path, value in row.results.items():

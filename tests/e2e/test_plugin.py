@@ -4,6 +4,7 @@ works too, and ``temporal-tasks demo`` runs offline."""
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ import temporal_tasks
 
 def test_lmms_eval_tasks_list_shows_our_tasks(lmms_tasks_list):
     """Only the .pth import hook can make the `tasks` subcommand see us (it never imports lmms_eval.models)."""
-    if not any((Path(p) / "temporal_tasks_hook.pth").is_file() for p in sys.path):
+    if not any((Path(p) / "temporal_tasks_hook.pth").is_file() for p in site.getsitepackages()):
         pytest.skip("the package is not installed from a wheel here (no temporal_tasks_hook.pth)")
     out = lmms_tasks_list
     assert out.returncode == 0, out.stderr[-3000:]
