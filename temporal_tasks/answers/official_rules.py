@@ -47,10 +47,11 @@ def finite_or_none(value: Any) -> float | None:
 
 
 def official_response(answer: str) -> str:
-    """The raw answer for an official scorer's input file, except that an empty one becomes a single space.
+    """The raw answer for TemporalBench's scorer's input file, except that an empty one becomes a single space.
 
-    Vinoground's and TemporalBench's scorers take ``response[0]``: an empty string raises there
-    (TemporalBench stops; Vinoground skips the rest of the pair, so a right video answer would be
-    lost). A space is just as wrong under the first-character rule and scores the same as our run.
+    ``get_qa_acc.py`` takes ``response[0]`` outside any ``try``: an empty string raises IndexError and the
+    script stops with no number. A space is just as wrong under the first-character rule, so the file
+    scores what our official reading does (an empty answer is wrong). (Vinoground's export writes an empty
+    answer as it is: ``get_score_all.py`` skips the rest of the pair, and so does our official reading.)
     """
     return answer if answer else " "

@@ -73,6 +73,7 @@ class Reading(TypedDict):
     pred_official: str | None
     correct: bool
     truncated: bool  # cut off inside an opened, never-closed <think>
+    answer_empty: bool  # the answer is "": an official scorer reading response[0] raises (Metric.official_read_first)
     parser_errors: int  # exceptions raised by our parser (bugs of ours, counted apart)
 
 

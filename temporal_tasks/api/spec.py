@@ -57,6 +57,12 @@ class Metric:
     declared roles. A unit is right when all its members are correct or, with ``score_gt``, when its first role's
     payload field ``score_gt`` is above its second's (VELOCITI's ClassicVLE). ``invalid`` is the policy for
     unreadable answers; ``invalid_official`` the one in the ``official`` parser mode (None: the same).
+
+    ``official_read_first``: role tuples an official scorer reads, in this order, before this metric's units, in the
+    same ``try: ... except: continue`` (Vinoground's ``get_score_all.py``), where reading an empty answer raises
+    (``response[0]``) and skips the rest of the group. In the ``official`` parser mode a unit is then right only when
+    no empty answer was reached in them: each tuple's roles are read in order while the ones before are right (its
+    ``and`` short-circuits). The group stays in the denominator, as there.
     """
 
     units: str | tuple[tuple[str, ...], ...] = "each"
@@ -64,6 +70,7 @@ class Metric:
     invalid_official: InvalidPolicy | None = None
     score_gt: str | None = None
     strata: Strata | None = None
+    official_read_first: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.units, str):
@@ -73,10 +80,14 @@ class Metric:
             object.__setattr__(self, "units", tuple(tuple(unit) for unit in self.units))
         if self.score_gt is not None and any(len(unit) != 2 for unit in self.units):
             raise ValueError(f"score_gt compares two roles; units {self.units!r} are not pairs")
+        object.__setattr__(self, "official_read_first", tuple(tuple(unit) for unit in self.official_read_first))
+        if self.official_read_first and isinstance(self.units, str):
+            raise ValueError(f"official_read_first needs role-tuple units, not {self.units!r}")
 
     def roles(self) -> set[str]:
-        """The roles its units name."""
-        return set() if isinstance(self.units, str) else {r for unit in self.units for r in unit}
+        """The roles its units (and ``official_read_first``) name."""
+        units = () if isinstance(self.units, str) else self.units
+        return {r for unit in (*units, *self.official_read_first) for r in unit}
 
 
 @dataclass(frozen=True)

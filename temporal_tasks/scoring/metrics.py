@@ -179,6 +179,7 @@ def _unit_counts(
     code = {name: i for i, name in enumerate(table.role_names)}
     right = np.zeros(correct.shape[:1] + correct.shape[2:], dtype=np.int64)
     total = np.zeros_like(right)
+    reached = _official_reached(table, metric, correct, code)
     for unit in metric.units:
         if any(role not in code for role in unit):
             continue  # a declared role no evaluated question has: no group holds this unit
@@ -193,8 +194,30 @@ def _unit_counts(
         else:
             ok = correct[:, cols].all(axis=1)
         total = total + applies
-        right = right + (applies & ok)
+        right = right + (applies & ok & reached)
     return right, total
+
+
+def _official_reached(table: PayloadTable, metric: Metric, correct: np.ndarray, code: dict[str, int]) -> np.ndarray:
+    """Per group and reading, whether the official loop reaches the metric's units (``official_read_first``).
+
+    Vinoground's ``get_score_all.py`` reads ``text(pos) and text(neg)``, then the video pair, in one ``try`` whose
+    ``except: continue`` skips the rest of the pair when ``response[0]`` raises on an empty answer. A role is read
+    only while the ones before it in its unit are right (``and``), so an empty answer after a wrong one is never
+    read and stops nothing. Only in the ``official`` reading; everywhere else every unit is reached.
+    """
+    reached = np.ones(correct.shape[:1] + correct.shape[2:], dtype=bool)
+    if not metric.official_read_first or table.reading != "official":
+        return reached
+    empty = table.role_matrix(table.empty)
+    for unit in metric.official_read_first:
+        if any(role not in code for role in unit):
+            continue  # no evaluated question has this unit (a task without those questions): nothing is read
+        read = np.ones_like(reached)  # the loop reads this role
+        for role in unit:
+            reached = reached & ~(read & empty[:, code[role]])
+            read = read & correct[:, code[role]]
+    return reached
 
 
 # --------------------------------------------------------------------------- values and CIs

@@ -47,7 +47,9 @@ def answers(results: Sequence[Any] | None) -> str | list[str]:
 
 
 def reading(doc: Mapping[str, Any], answer: str, mode: str, keys: Any) -> dict:
-    """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors."""
+    """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors, and whether
+    the answer is empty (``answer_empty``: an official scorer that reads ``response[0]`` raises on it; see
+    :attr:`~temporal_tasks.api.spec.Metric.official_read_first`)."""
     if answer.startswith(API_FAILURE_MARKERS):
         _api_failed(doc, answer)
     robust, official, errors = get_parser(doc["parser"]).read_all(answer, keys)
@@ -58,6 +60,7 @@ def reading(doc: Mapping[str, Any], answer: str, mode: str, keys: Any) -> dict:
         "pred_official": official,
         "correct": pred is not None and pred == doc["gold"],
         "truncated": truncated_thinking(answer),
+        "answer_empty": answer == "",
         "parser_errors": errors,
     }
 

@@ -18,19 +18,22 @@ import numpy as np
 Payload = Mapping[str, Any]
 
 # The bits of row_flags. A payload's parser_errors count sits above them.
-CORRECT, INVALID, TRUNCATED, DISAGREE, READINGS, REPEATS = 1, 2, 4, 8, 16, 32
-ERRORS_SHIFT = 6
+CORRECT, INVALID, TRUNCATED, DISAGREE, READINGS, REPEATS, EMPTY = 1, 2, 4, 8, 16, 32, 64
+ERRORS_SHIFT = 7
 
 
 def row_flags(payload: Payload) -> int:
-    """The payload's flags: ``correct`` (truthiness), an unreadable ``pred`` (``None``), ``truncated`` (missing is
-    false), robust and official readings that differ (``!=``) and whether it has both, whether it holds
-    ``repeats``, and its ``parser_errors`` count. A payload must have ``correct`` and ``pred`` (``KeyError``)."""
+    """The payload's flags: ``correct`` (truthiness), an unreadable ``pred`` (``None``), ``truncated`` and an empty
+    answer (``answer_empty``; missing is false), robust and official readings that differ (``!=``) and whether it
+    has both, whether it holds ``repeats``, and its ``parser_errors`` count. A payload must have ``correct`` and
+    ``pred`` (``KeyError``)."""
     flags = CORRECT if payload["correct"] else 0
     if payload["pred"] is None:
         flags |= INVALID
     if payload.get("truncated"):
         flags |= TRUNCATED
+    if payload.get("answer_empty"):
+        flags |= EMPTY
     if "repeats" in payload:
         flags |= REPEATS
     if "pred_robust" in payload and "pred_official" in payload:
@@ -41,9 +44,9 @@ def row_flags(payload: Payload) -> int:
 
 def reading_flags(reading: Payload) -> int:
     """The flags of one reading of ``repeats`` (``--repeats k``), as :func:`row_flags` but lenient: a missing
-    ``correct`` is wrong, a missing ``pred`` unreadable, a missing ``truncated`` false."""
+    ``correct`` is wrong, a missing ``pred`` unreadable, a missing ``truncated`` or ``answer_empty`` false."""
     flags = CORRECT * bool(reading.get("correct")) | INVALID * (reading.get("pred") is None)
-    flags |= TRUNCATED * bool(reading.get("truncated", False))
+    flags |= TRUNCATED * bool(reading.get("truncated", False)) | EMPTY * bool(reading.get("answer_empty", False))
     if "pred_robust" in reading and "pred_official" in reading:
         flags |= READINGS | DISAGREE * bool(reading["pred_robust"] != reading["pred_official"])
     return flags
@@ -80,7 +83,8 @@ def majority(readings: Sequence[Any]) -> Any:
 
 def repeat_flags(payload: Payload) -> list[int]:
     """A ``--repeats k`` payload's k readings' :func:`reading_flags`, then its majority reading's (``CORRECT`` when
-    it equals ``gold``, ``INVALID`` when unreadable or tied). One answer per question: its :func:`row_flags`."""
+    it equals ``gold``, ``INVALID`` when unreadable or tied; never ``EMPTY``: it is no one answer). One answer per
+    question: its :func:`row_flags`."""
     readings = payload.get("repeats")
     if not readings:
         return [row_flags(payload)]
@@ -133,11 +137,11 @@ class PayloadTable:
     """Payloads as arrays, one row per distinct (group, role), in payload order.
 
     Per row: ``source`` (its payload's index in ``items``), ``group`` (its group's index in ``group_ids`` and
-    ``complete``), ``role`` (a code into ``role_names``), and ``(rows, w)`` arrays ``correct``, ``invalid``: one
-    column per reading (w = 1; with ``--repeats k``, w = k + 1: each repeat's reading, then the majority's).
-    ``reading_flags``: (rows, k) flags of each answer. ``complete``: per group, whether every expected member is
-    here. ``reading``: the parser mode the payloads were read in (:func:`payload_reading`). Group order carries no
-    meaning: metrics are sums over groups.
+    ``complete``), ``role`` (a code into ``role_names``), and ``(rows, w)`` arrays ``correct``, ``invalid``,
+    ``empty`` (an empty answer): one column per reading (w = 1; with ``--repeats k``, w = k + 1: each repeat's
+    reading, then the majority's). ``reading_flags``: (rows, k) flags of each answer. ``complete``: per group,
+    whether every expected member is here. ``reading``: the parser mode the payloads were read in
+    (:func:`payload_reading`). Group order carries no meaning: metrics are sums over groups.
     """
 
     items: Sequence[Payload]
@@ -146,6 +150,7 @@ class PayloadTable:
     role: np.ndarray
     correct: np.ndarray
     invalid: np.ndarray
+    empty: np.ndarray
     reading_flags: np.ndarray
     complete: np.ndarray
     group_ids: list[str]
@@ -178,7 +183,8 @@ class PayloadTable:
         each = flags[:, None] if columns.readings is None else columns.readings[rows]
         readings = each if columns.readings is None else each[:, :-1]
         return cls(
-            items, keep, group, columns.role[rows], (each & CORRECT) != 0, (each & INVALID) != 0, readings, complete,
+            items, keep, group, columns.role[rows], (each & CORRECT) != 0, (each & INVALID) != 0, (each & EMPTY) != 0,
+            readings, complete,
             [columns.group_names[g] for g in groups.tolist()], columns.role_names, len(at) - len(keep),
             int((columns.flags[at] >> ERRORS_SHIFT).sum()), columns.reading,
         )  # fmt: skip

@@ -88,15 +88,15 @@ def vinoground_get_score_all(data: Path, results: Path) -> dict[str, dict[str, t
 # Fixture gold: text 0:B,B 1:A,B 2:A,A 3:B,A; video 0:A,A 1:B,A 2:B,B 3:A,B (pos, neg).
 VINO_ANSWERS = {
     "0_pos_text": "B", "0_neg_text": "b", "0_pos_video": "A", "0_neg_video": "A.",  # all right
-    "1_pos_text": "", "1_neg_text": "B",  # empty text answer: text wrong ...
-    "1_pos_video": "B", "1_neg_video": "A",  # ... but the video pair is right (the raw "" would hide it)
+    "1_pos_text": "", "1_neg_text": "B",  # empty text answer: text wrong, and get_score_all.py raises on it ...
+    "1_pos_video": "B", "1_neg_video": "A",  # ... and skips the rest of the pair: this right video pair is lost
     "2_pos_text": "A", "2_neg_text": "A", "2_pos_video": "B", "2_neg_video": "Answer: B",  # video neg: 'A' wrong
     "3_pos_text": "(B)", "3_neg_text": "a", "3_pos_video": "a", "3_neg_video": "b",  # text wrong, video right
 }  # fmt: skip
 
 
-# By hand (official first-character rule): text pairs 0, 2 -> 50; video 0, 1, 3 -> 75; group 0 -> 25.
-VINO_EXPECTED = {"text_score": 50.0, "video_score": 75.0, "group_score": 25.0}
+# By hand (official first-character rule): text pairs 0, 2 -> 50; video 0, 3 (pair 1's skipped) -> 50; group 0 -> 25.
+VINO_EXPECTED = {"text_score": 50.0, "video_score": 50.0, "group_score": 25.0}
 
 VINO_TASKS = ("vinoground_group", "vinoground_group_official", "vinoground_text")
 
@@ -112,8 +112,8 @@ def test_vinoground_export_scores_like_the_run(lmms_eval, fixture_root, tmp_path
     }  # fmt: skip
     lines = read_jsonl(out / "vinoground_group" / "textscore-response.jsonl")
     assert [x["idx"] for x in lines] == [f"{i}_{s}" for i in range(4) for s in ("pos", "neg")]
-    assert lines[2] == {"idx": "1_pos", "response": " ", "question_id": "1_pos_text", "gold": "A"}
-    assert lines[6]["response"] == "(B)"  # everything else verbatim
+    assert lines[2] == {"idx": "1_pos", "response": "", "question_id": "1_pos_text", "gold": "A"}  # as given
+    assert lines[6]["response"] == "(B)"  # everything verbatim
 
     scores = vinoground_get_score_all(fixture_root / "vinoground", out)
     assert set(scores) == {"vinoground_group", "vinoground_group_official"}  # the text-only folder is skipped

@@ -51,6 +51,32 @@ def test_cli_official_mode_every_task(lmms_eval, fixture_root):
     assert prompt.endswith("directly.\nPlease only output one English character.")
 
 
+# Empty and missing answers in several positions. Gold: text 0:B,B 1:A,B 2:A,A 3:B,A; video 0:A,A 1:B,A 2:B,B 3:A,B.
+EMPTY_ANSWERS = {
+    "0_pos_text": "", "0_neg_text": "B", "0_pos_video": "A", "0_neg_video": "A",  # "" read first: video lost
+    "1_pos_text": "A", "1_pos_video": "B", "1_neg_video": "A",  # neg_text missing, read after a right one: lost
+    "2_pos_text": "B", "2_neg_text": "", "2_pos_video": "B", "2_neg_video": "B",  # "" never read (pos wrong): kept
+    "3_pos_text": "B", "3_neg_text": "A", "3_pos_video": "A", "3_neg_video": "",  # text right, video wrong
+}  # fmt: skip
+
+
+def test_cli_empty_and_missing_answers_official_reading(lmms_eval, fixture_root):
+    """The official reading of a run with empty (and one missing) answers in several positions gives the numbers
+    of get_score_all.py's control flow: an empty text answer it reaches costs the pair its video credit."""
+    tasks = "vinoground_group,vinoground_group_official"
+    run = lmms_eval(tasks, responses=EMPTY_ANSWERS, env={"TEMPORAL_TASKS_PARSER": "official"})
+    oracle = official_scores(fixture_root, "official", EMPTY_ANSWERS)
+    # by hand: text pair 3 -> 25; video pair 2 only (0 and 1 skipped, 3 wrong) -> 25; group none
+    assert (oracle["text_score"], oracle["video_score"], oracle["group_score"]) == (25.0, 25.0, 0.0)
+    for task in tasks.split(","):
+        got = run.metrics(task)
+        for key, value in oracle.items():
+            assert got[key] == pytest.approx(value), (task, key)
+        assert got["invalid_rate"] == 25.0  # the three empty answers and the missing one, of 16
+    robust = lmms_eval("vinoground_group", responses=EMPTY_ANSWERS).metrics("vinoground_group")
+    assert (robust["text_score"], robust["video_score"], robust["group_score"]) == (25.0, 75.0, 0.0)
+
+
 def test_cli_robust_mode(lmms_eval, fixture_root, cache_root, tmp_path):
     from tests.conftest import write_responses
 

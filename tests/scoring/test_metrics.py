@@ -23,12 +23,13 @@ from temporal_tasks.harness.task_configs import resolve_function
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.scoring.bootstrap import bootstrap_ci
 from temporal_tasks.scoring.metrics import ci, complete_groups, group_counts, question_rate, reset_tables, score, scored
+from temporal_tasks.scoring.payloads import make_payload
 from temporal_tasks.scoring.table import (
     INVALID,
     majority,
 )
 from temporal_tasks.tools.rescore import task_config, task_metrics
-from tests.helpers.payloads import TRIAL_ANSWERS, TRIAL_ROLES, trial_payloads, unit_accuracy
+from tests.helpers.payloads import TRIAL_ANSWERS, TRIAL_ROLES, ab_doc, trial_payloads, unit_accuracy
 from tests.helpers.repeats import SMALL, K, small_timeblind_docs, three, vote
 
 
@@ -48,6 +49,41 @@ def test_hand_computed_unit_metrics():
     assert unit_accuracy(groups, [TRIAL_ROLES]) == pytest.approx(100 / 3)
     assert unit_accuracy(groups, "all") == pytest.approx(100 / 3)
     assert invalid_rate(groups) == pytest.approx(100 / 12)
+
+
+@pytest.mark.parametrize("mode", ["official", "robust"])
+def test_official_read_first_by_hand(mode, monkeypatch):
+    """``official_read_first``: in the official reading a unit is right only when the loop got to it, no empty answer
+    reached in the units read before (read in order, each while the ones before are right); the group stays in
+    the denominator. The robust reading is not touched."""
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    first, later = ("t0", "t1"), ("v0", "v1")
+    groups = {  # gold B everywhere; (t0, t1, v0, v1)
+        "g0": ("B", "", "B", "B"),  # t0 right, so t1 is read: empty raises -> v lost
+        "g1": ("", "B", "B", "B"),  # t0 empty raises -> v lost
+        "g2": ("A", "", "B", "B"),  # t0 wrong: t1 never read -> v kept
+        "g3": ("(B)", "", "B", "B"),  # t0 unreadable (officially), not empty: as g2
+        "g4": ("B", "B", "B", ""),  # an empty answer in the unit itself: just wrong
+        "g5": ("B", "B", "B", "B"),  # all right
+    }
+    payloads = [
+        make_payload(ab_doc(g, role, 4), answer)
+        for g, answers in groups.items()
+        for role, answer in zip((*first, *later), answers, strict=True)
+    ]
+    random.Random(3).shuffle(payloads)
+    reset_tables()
+    got = score(payloads, Metric((later,), official_read_first=(first,)), label="t", key="m").value
+    # v right in g0, g1, g2, g3, g5; officially g0 and g1 lose it, and still count in the denominator
+    assert got == pytest.approx(100 * (5 if mode == "robust" else 3) / 6)
+    reset_tables()
+    assert score(payloads, Metric((later,)), label="t", key="m").value == pytest.approx(100 * 5 / 6)
+
+
+def test_official_read_first_needs_role_units():
+    with pytest.raises(ValueError, match="official_read_first"):
+        Metric("each", official_read_first=(("a", "b"),))
+    assert Metric((("v0", "v1"),), official_read_first=(("t0", "t1"),)).roles() == {"t0", "t1", "v0", "v1"}
 
 
 def test_invalid_drop_policy_removes_units_from_denominator():
@@ -481,7 +517,8 @@ def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypat
 
 
 def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
-    """An answer text whose reading is the majority reading of ``answers`` ("" when tied: unreadable)."""
+    """An answer text whose reading is the majority reading of ``answers`` ("?" when tied or unreadable: the
+    majority reading is a label, no answer text, so it is never the empty answer an official scorer raises on)."""
     from temporal_tasks.answers.options import option_keys
     from temporal_tasks.answers.parsing import get_parser
     from temporal_tasks.base.settings import parser_mode
@@ -494,4 +531,4 @@ def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
         robust, official, _errors = get_parser(doc["parser"]).read_all(a, keys)
         readings.append(official if mode == "official" else robust)
     winner = vote(readings)
-    return "" if winner is None else answers[readings.index(winner)]
+    return "?" if winner is None else answers[readings.index(winner)]

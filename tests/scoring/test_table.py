@@ -11,12 +11,14 @@ from temporal_tasks.scoring.metrics import reset_tables, scored
 from temporal_tasks.scoring.table import (
     CORRECT,
     DISAGREE,
+    EMPTY,
     ERRORS_SHIFT,
     INVALID,
     READINGS,
     REPEATS,
     TRUNCATED,
     majority,
+    reading_flags,
     row_flags,
 )
 from tests.helpers.payloads import TRIAL_ANSWERS, trial_payloads, unit_accuracy
@@ -108,5 +110,8 @@ def test_row_flags_by_hand():
     assert row_flags({**base, "pred_robust": "A", "pred_official": None}) == CORRECT | READINGS | DISAGREE
     assert row_flags({**base, "pred_robust": "A"}) == CORRECT  # one reading: not counted for disagreement
     assert row_flags({"pred": "", "correct": 1}) == CORRECT  # truthiness, as bool() of each
+    assert row_flags({"pred": None, "correct": False, "answer_empty": True}) == INVALID | EMPTY
+    assert reading_flags({"pred": None, "answer_empty": True}) == INVALID | EMPTY
+    assert reading_flags({"pred": None}) == INVALID  # a reading without the field (older samples): not empty
     with pytest.raises(KeyError):
         row_flags({"pred": "A"})

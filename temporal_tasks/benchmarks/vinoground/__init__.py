@@ -20,7 +20,14 @@ SCORES = ("text_score", "video_score", "group_score")
 TEXT_ROLES = ("pos_text", "neg_text")
 VIDEO_ROLES = ("pos_video", "neg_video")
 ROLES = (*TEXT_ROLES, *VIDEO_ROLES)
-METRICS = {"text_score": Metric((TEXT_ROLES,)), "video_score": Metric((VIDEO_ROLES,)), "group_score": Metric((ROLES,))}
+# Official get_score_all.py (Vinoground/Vinoground 2602b94, unchanged at 1543a2a) reads a pair's text answers
+# (json[2i] = pos, then json[2i+1] = neg, the second only when the first is right), then its video answers, in one
+# try/except: an empty text answer it reaches raises (response[0]) and the pair loses its video credit too.
+METRICS = {
+    "text_score": Metric((TEXT_ROLES,)),
+    "video_score": Metric((VIDEO_ROLES,), official_read_first=(TEXT_ROLES,)),
+    "group_score": Metric((ROLES,)),
+}
 
 
 def _score_list(

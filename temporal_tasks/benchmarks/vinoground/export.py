@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from temporal_tasks.api import ExportHook
-from temporal_tasks.harness.kit import DataError, official_response, write_jsonl
+from temporal_tasks.harness.kit import DataError, write_jsonl
 
 _ID = re.compile(r"^(?P<pair>\d+)_(?P<side>pos|neg)_(?P<kind>text|video)$")
 
@@ -19,6 +19,8 @@ def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Pa
     ``idx`` (``"<pair>_pos"``/``"<pair>_neg"``, the dataset JSONs' key) and ``response`` from each
     line. ``question_id`` and ``gold`` are extra keys it ignores. A task without text (video)
     questions gets no text (video) file; the official scorer needs both, so it skips such a folder.
+    Every answer is written as given, an empty one too: the official scorer raises on it and skips the
+    rest of its pair, as our official reading does, so it gives the run's official numbers.
     """
     written = []
     for task, lines in answers.items():
@@ -29,7 +31,7 @@ def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Pa
                 raise DataError(f"{task}: question_id {p['question_id']!r} is not '<pair>_<pos|neg>_<text|video>'.")
             rec = {
                 "idx": f"{m['pair']}_{m['side']}",
-                "response": official_response(p["answer"]),
+                "response": p["answer"],
                 "question_id": p["question_id"],
                 "gold": p["gold"],
             }

@@ -27,6 +27,7 @@ from tests.helpers.benchmarks.velociti import (
     STRICT_ROBUST,
     logp_table,
     mean7,
+    official_mcq,
     oracle_mcq,
     oracle_metrics_py,
     oracle_strict_closed,
@@ -217,3 +218,81 @@ def test_prob_aggregation_matches_metrics_py(offline_env):
         mean7({t: v[1] for t, v in PROB.items()})
     )
     assert _aggregate(results, "invalid_rate", velociti_agg.prob_invalid_rate) == pytest.approx(PROB_INVALID)
+
+
+# ----------------------------------------------------------------------------- every answer kind in every position
+
+MISSING = object()  # no answer (the replay model answers it empty; a missing cell in the official CSV)
+CLOSED_KINDS = {
+    "pos": ("Yes", "No", "", " \n", "Yes and No", "yes", None, MISSING, "Nope", "Yesterday, yes"),
+    "neg": ("No", "Yes", "", " \n", "No. Yes.", "no", None, MISSING, "Nothing", "Not really"),
+}
+MC_KINDS = {
+    "posA": ("A", "B", "", " \n", "A.", "a", None, MISSING, "A is right", "(A)"),
+    "posB": ("B", "A", "", " \n", "B.", "b", None, MISSING, "B is right", "(B)"),
+}
+
+
+def _pair_patterns(kinds: dict[str, tuple], rows: int) -> list[dict[int, tuple]]:
+    """Every pair of answers (one per role) spread over passes of ``rows`` rows, shuffled."""
+    first, second = kinds.values()
+    pairs = [(a, b) for a in first for b in second]
+    random.Random(50).shuffle(pairs)
+    return [dict(enumerate(pairs[i : i + rows])) for i in range(0, len(pairs), rows)]
+
+
+def _given(raw: object) -> list:
+    return [] if raw is MISSING else [raw]
+
+
+def _text(raw: object) -> str:
+    """The answer our pipeline scores (lmms-eval and the replay model give an empty string for null or missing)."""
+    return "" if raw is MISSING or raw is None else str(raw)
+
+
+def test_closed_rule_every_answer_kind_in_every_position(offline_env, monkeypatch):
+    """StrictVLE official (closed-model rule): each kind of answer in each position of a pair, every combination,
+    equals call_model's reading + strict_vle_closed (a pair counts only when both read Yes/No)."""
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
+    docs = velociti.load_docs(kind="entail")
+    for pattern in _pair_patterns(CLOSED_KINDS, len(docs) // 2):
+        raw = {
+            f"{r}_{role}": value
+            for r, pair in pattern.items()
+            for role, value in zip(("pos", "neg"), pair, strict=True)
+        }
+        results = [velociti.process_results(d, _given(raw.get(d["question_id"], ""))) for d in docs]
+        random.Random(5).shuffle(results)
+        expected = oracle_strict_closed({q: _text(v) for q, v in raw.items()}, list(range(len(docs) // 2)))
+        for test in velociti_loader.TESTS:
+            got = _aggregate(results, f"strict_vle_{test}", getattr(velociti_agg, f"strict_vle_{test}"))
+            assert got == pytest.approx(expected.get(test, math.nan), nan_ok=True), (pattern, test)
+
+
+def test_mc_every_answer_kind_in_every_position(offline_env, monkeypatch):
+    """MC official: each kind of answer in each position of a pair (posA, posB), every combination. metrics.py's
+    mcq stops on an empty, blank or missing answer (``split()[0]``, no number); ours drops that row, the number mcq
+    gives on the cells our export writes (a placeholder for it); every other answer as mcq reads it raw."""
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
+    docs = velociti.load_docs(kind="mc")
+    rows = len(docs) // 2
+    for pattern in _pair_patterns(MC_KINDS, rows):
+        raw = {
+            f"{r}_mc_{role}": value
+            for r, pair in pattern.items()
+            for role, value in zip(("posA", "posB"), pair, strict=True)
+        }
+        results = [velociti.process_results_mc(d, _given(raw.get(d["question_id"], ""))) for d in docs]
+        random.Random(5).shuffle(results)
+        texts = {
+            f"{r}_mc_{role}": _text(raw.get(f"{r}_mc_{role}", "")) for r in range(rows) for role in ("posA", "posB")
+        }
+        if any(not text.split() for text in texts.values()):
+            with pytest.raises(IndexError):
+                official_mcq([texts[f"{r}_mc_posA"] for r in range(rows)], [texts[f"{r}_mc_posB"] for r in range(rows)])
+        expected = oracle_mcq(texts, list(range(rows)))
+        for test in velociti_loader.TESTS:
+            for m in ("mc_a", "mc_b", "mc_both"):
+                got = _aggregate(results, f"{m}_{test}", getattr(velociti_agg, f"{m}_{test}"))
+                want = expected[test][m] if test in expected else math.nan
+                assert got == pytest.approx(want, nan_ok=True), (pattern, test, m)

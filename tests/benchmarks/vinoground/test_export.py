@@ -1,5 +1,6 @@
 """Vinoground's export hook (``benchmarks/vinoground/export.py``): the text and video response files of the official
-``get_score_all.py``, in the JSONs' order, an empty answer as a space."""
+``get_score_all.py``, in the JSONs' order, every answer as given (an empty one too: get_score_all.py skips the rest of
+its pair, as our official reading does)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def test_text_and_video_files_in_the_official_order(tmp_path):
     text, video = (read_jsonl(p) for p in written)
     assert [r["idx"] for r in text] == ["0_pos", "1_pos", "1_neg", "10_pos"]  # by pair number, pos before neg
     assert text[1] == {"idx": "1_pos", "response": "b", "question_id": "1_pos_text", "gold": "A"}
-    assert video == [{"idx": "0_neg", "response": " ", "question_id": "0_neg_video", "gold": "B"}]  # "" -> " "
+    assert video == [{"idx": "0_neg", "response": "", "question_id": "0_neg_video", "gold": "B"}]  # as given
 
 
 def test_a_task_without_video_questions_gets_no_video_file(tmp_path):

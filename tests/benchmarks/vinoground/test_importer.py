@@ -36,3 +36,18 @@ def test_vinoground_official_results_folder(offline_env, tmp_path):
     other.write_text(json.dumps({"idx": "0_pos", "response": "A"}) + "\n")
     with pytest.raises(DataError, match=r"answers\.jsonl: not a vinoground answer file.*textscore-response\.jsonl"):
         import_answers("vinoground", [other], tmp_path / "out3")
+
+
+def test_responses_the_official_scorer_raises_on_are_imported_empty(offline_env, tmp_path):
+    """get_score_all.py reads response[0][:1]: a value it raises on becomes an empty answer (which skips the rest of
+    its pair in the official reading, as there); [""], read there as a wrong answer, stays a non-empty one."""
+    model = tmp_path / "results" / "m"
+    model.mkdir(parents=True)
+    values = {"0_pos": 7, "0_neg": {"a": "A"}, "1_pos": [5], "1_neg": [], "2_pos": [""], "2_neg": "", "3_pos": None}
+    text = [{"idx": f"{i}_{s}", "response": values.get(f"{i}_{s}", "A")} for i in range(4) for s in ("pos", "neg")]
+    (model / "textscore-response.jsonl").write_text("".join(json.dumps(x) + "\n" for x in text))
+    record = import_answers("vinoground", [model / "textscore-response.jsonl"], tmp_path / "out")
+    lines = {x["question_id"]: x["response"] for x in read_jsonl(tmp_path / "out" / RESPONSES)}
+    assert [lines[f"{i}_text"] for i in values] == ["", "", "", "", '[""]', "", ""]
+    assert lines["3_neg_text"] == "A"
+    assert any(n.startswith("4 response(s) get_score_all.py cannot read") for f in record["files"] for n in f["notes"])

@@ -21,6 +21,9 @@ from temporal_tasks.scoring.aggregations import functions, parse_disagreement, t
 from tests.helpers.benchmarks.vinoground import (
     ANSWERS,
     EXPECTED,
+    MISSING,
+    answer_of,
+    every_pair_pattern,
     official_scores,
 )
 
@@ -303,3 +306,46 @@ def test_prebuild_command_builds_every_paired_video(offline_env, tmp_path, monke
     assert cli.main(["prebuild", "--benchmark", "vinoground", "--num-frames", "5"]) == 0
     assert f"Vinoground: {len(paired)} prebuilt files ready" in capsys.readouterr().out
     assert [p for p in sorted((tmp_path / "cache").rglob("*.mp4")) if "paired_videos" in p.parts] == built
+
+
+# ----------------------------------------------------------------------------- every answer kind in every position
+
+
+def _pattern_answers(docs: list[dict], patterns: list[tuple[str, ...]]) -> dict[str, object]:
+    """Raw answers: pair i's four answers (pos_text, neg_text, pos_video, neg_video) of kinds ``patterns[i]``."""
+    gold = {d["question_id"]: d["gold"] for d in docs}
+    out = {}
+    for pair, kinds in enumerate(patterns):
+        for kind, role in zip(kinds, ("pos_text", "neg_text", "pos_video", "neg_video"), strict=True):
+            side, what = role.split("_")
+            out[f"{pair}_{side}_{what}"] = answer_of(kind, gold[f"{pair}_{side}_{what}"])
+    return out
+
+
+def _results(value: object) -> list:
+    """What lmms-eval hands ``process_results`` for a raw answer: nothing for a missing one (the replay model
+    answers it empty), else the one response."""
+    return [] if value is MISSING else [value]
+
+
+@pytest.mark.parametrize("mode", ["official", "robust"])
+def test_every_answer_kind_in_every_position_matches_the_transcription(offline_env, monkeypatch, mode):
+    """Empty, missing, null and unreadable answers in every position of a pair, every combination: the official
+    reading equals get_score_all.py's control flow (an empty text answer it reaches costs the pair its video
+    credit), the robust reading ours; payloads in any order."""
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    docs = vinoground.load_docs()
+    patterns = every_pair_pattern()
+    rng = random.Random(50)
+    rng.shuffle(patterns)
+    pairs = len(docs) // 4
+    for start in range(0, len(patterns), pairs):
+        chunk = patterns[start : start + pairs]
+        chunk += [("right",) * 4] * (pairs - len(chunk))
+        answers = _pattern_answers(docs, chunk)
+        items = [vinoground.process_results(d, _results(answers[d["question_id"]]))["group_score"] for d in docs]
+        rng.shuffle(items)
+        got = _aggregate(items, "group")
+        expected = official_scores(offline_env, mode, answers)
+        for key, value in expected.items():
+            assert got[key] == pytest.approx(value), (mode, chunk, key)

@@ -4,19 +4,92 @@ and the predictions file its ``evaluate.py`` writes."""
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
 from temporal_tasks.answers.parsing import get_parser
 
 # ----------------------------------------------------------------------------- official oracle
+# Independent transcriptions of github Baiqi-Li/TimeBlind ``utils.py`` at HEAD 644fdf4c: ``extract_answer``,
+# ``build_answers`` and ``get_scores``, their control flow and exceptions included.
+
+
+def official_extract_answer(output_string: object, task_type: str = "yes_no") -> int:
+    """``extract_answer``: 1 (yes/A), 0 (no/B), -1. An empty or blank output is -1 before anything else; an output
+    that is truthy but not a string (a number, a list) raises TypeError in ``unicodedata.normalize``."""
+    if not output_string or not str(output_string).strip():
+        return -1
+    if task_type not in ("yes_no", "multiple_choice"):
+        raise ValueError("task_type must be 'yes_no' or 'multiple_choice'")
+    text = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", output_string or "")).strip()  # type: ignore[arg-type]
+    if task_type == "yes_no":
+        for pat in (
+            r"(?i)(?:final(?: answer)?|answer|prediction)\s*[:：]\s*(yes|no)\b",
+            r"(?i)\b(yes|no)\b(?=[\s\.\,\!\?\)]|$)",
+        ):
+            m = re.search(pat, text)
+            if m:
+                return 1 if m.group(1).lower() == "yes" else 0
+        return -1
+    firsts = (
+        r"(?i)(?:final(?: answer)?|answer|prediction)\s*[:：]\s*([AB])\b",
+        r"(?i)(?:option|choice)\s*[:：]?\s*([AB])\b",
+        r"(?i)[\(\[\{]\s*([AB])\s*[\)\]\}]",
+        r"(?i)\b([AB])\s*[\.\)]\b",
+    )
+    for pat in firsts:
+        m = re.search(pat, text)
+        if m:
+            return 1 if m.group(1).upper() == "A" else 0
+    last = r"(?i)(?<![A-Za-z0-9/])([AB])(?![A-Za-z0-9/])"
+    keyword = re.search(r"(?i)\b(final(?: answer)?|answer|prediction)\b", text)
+    if keyword:
+        for piece in (text[: keyword.start()], text[keyword.end() :]):
+            m = re.search(last, piece)
+            if m:
+                return 1 if m.group(1).upper() == "A" else 0
+    m = re.search(last, text)
+    if m:
+        return 1 if m.group(1).upper() == "A" else 0
+    return -1
+
+
+def official_build_answers(predictions: list[dict], dataset: list[dict]) -> dict[str, dict[str, float]]:
+    """``build_answers``: predictions grouped by ``index // 4`` (a later prediction of one index replaces an earlier
+    one; one without an index is skipped); per instance, inside ``try``, an instance without all four roles, an
+    index out of range or an ``extract_answer`` that raises makes the instance all -1 (``except Exception``). An
+    instance with no prediction at all is not in the result (nor in N)."""
+    sample_groups: dict[int, dict[int, dict]] = {}
+    for pred in predictions:
+        idx = pred.get("index")
+        if idx is None:
+            continue
+        sample_groups.setdefault(idx // 4, {})[idx % 4] = pred
+    max_idx = len(dataset) - 1
+    answers = {}
+    for sample_id, group in sample_groups.items():
+        try:
+            if len(group) != 4 or not all(r in group for r in (0, 1, 2, 3)):
+                raise ValueError(f"Sample {sample_id} is incomplete")
+            indices = [group[r].get("index") for r in (0, 1, 2, 3)]
+            if not all(0 <= i <= max_idx for i in indices):
+                raise IndexError("Index out of bounds")
+            labels = [official_extract_answer(group[r].get("model_output"), dataset[i]["type"])
+                      for r, i in zip((0, 1, 2, 3), indices, strict=True)]  # fmt: skip
+        except Exception:  # noqa: BLE001 - the official ``except Exception``: the whole instance is -1
+            labels = [-1, -1, -1, -1]
+        answers[str(sample_id)] = dict(zip(("q0_i0", "q0_i1", "q1_i0", "q1_i1"), map(float, labels), strict=True))
+    return answers
 
 
 def official_get_scores(labels: dict[int, int]) -> dict[str, float]:
-    """Independent transcription of TimeBlind's official ``build_answers`` + ``get_scores``.
+    """``build_answers`` + ``get_scores`` on already extracted labels, as percentages.
 
     ``labels`` maps row index -> 1 (yes/A), 0 (no/B) or -1 (unreadable). Gold is positional
-    (1,0,0,1); an incomplete group is all -1 and still counts in N. Returned as percentages.
+    (1,0,0,1); an incomplete group is all -1 and still counts in N (``get_scores``: N = instances with a
+    prediction).
     """
     groups: dict[int, dict[int, int]] = defaultdict(dict)
     for index, value in labels.items():
@@ -41,8 +114,17 @@ def official_get_scores(labels: dict[int, int]) -> dict[str, float]:
     }
 
 
+def official_scores_of_predictions(predictions: list[dict], dataset: list[dict]) -> dict[str, float]:
+    """The official numbers of a predictions file: :func:`official_build_answers`, then ``get_scores``."""
+    built = official_build_answers(predictions, dataset)
+    labels = {4 * int(sid) + r: int(g[role]) for sid, g in built.items()
+              for r, role in enumerate(("q0_i0", "q0_i1", "q1_i0", "q1_i1"))}  # fmt: skip
+    return official_get_scores(labels)
+
+
 def official_labels(rows: list[dict], answers: dict[str, str], mode: str) -> dict[int, int]:
-    """Parse each answer as the given mode would, mapped to the official 1/0/-1 convention."""
+    """Parse each answer with our parser of ``mode``, mapped to the official 1/0/-1 convention (the rule alone; the
+    official extraction itself is :func:`official_extract_answer`)."""
     out = {}
     for row in rows:
         kind = "timeblind_yes_no" if row["type"] == "yes_no" else "timeblind_mc"

@@ -17,11 +17,15 @@ TESTS7 = ("agent_random", "agent_bind", "coref", "action_adv", "action_manner", 
 TEST_OF_ROW = [t for t, *_ in fixture.ROWS]  # fixture row -> test_name (2 rows per test)
 
 # ----------------------------------------------------------------------------- official oracles
-# Independent transcriptions of the official rules, written from the spec, not from our module.
+# Independent transcriptions of github katha-ai/VELOCITI (HEAD 8d66ddbb) ``gemini/eval.py`` (``call_model``'s Yes/No
+# reading), ``gemini/closed_model_metrics.py`` (``strict_vle_closed``) and ``metrics.py`` (``mcq``, ``strict_vle``,
+# ``classic_vle``), written from the official code, not from our module. Neither script catches anything: an
+# exception stops it. Their ``round(x, 3)`` of fractions is presentation; these return unrounded percentages.
 
 
 def oracle_closed_yes_no(raw: str) -> str:
-    """gemini/closed_model_metrics.py: case-sensitive substring test."""
+    """``gemini/eval.py`` ``call_model``: 'Yes' if 'Yes' in the text and 'No' not (case-sensitive substrings), 'No'
+    the other way round, else 'error' (an empty answer is 'error')."""
     if "Yes" in raw and "No" not in raw:
         return "Yes"
     if "No" in raw and "Yes" not in raw:
@@ -30,40 +34,64 @@ def oracle_closed_yes_no(raw: str) -> str:
 
 
 def oracle_strict_closed(answers: dict[str, str], rows: list[int]) -> dict[str, float]:
-    """Per test: pairs where both answers read Yes/No; right iff pos Yes and neg No (percent)."""
+    """``strict_vle_closed`` per test: right iff pos 'Yes' and neg 'No'; a pair counts only when both read Yes/No (a
+    missing answer is a missing CSV cell, NaN: not Yes/No). A test with no pair counted divides by zero there
+    (no number); it is left out here."""
     right, total = defaultdict(int), defaultdict(int)
     for r in rows:
         pos = oracle_closed_yes_no(answers.get(f"{r}_pos", ""))
         neg = oracle_closed_yes_no(answers.get(f"{r}_neg", ""))
-        if pos == "error" or neg == "error":
-            continue
-        total[TEST_OF_ROW[r]] += 1
-        right[TEST_OF_ROW[r]] += pos == "Yes" and neg == "No"
+        if pos == "Yes" and neg == "No":
+            right[TEST_OF_ROW[r]] += 1
+            total[TEST_OF_ROW[r]] += 1
+        elif pos in ("Yes", "No") and neg in ("Yes", "No"):
+            total[TEST_OF_ROW[r]] += 1
     return {t: 100 * right[t] / total[t] for t in total}
 
 
+def official_mcq(ans_a: list, ans_b: list) -> tuple[float, float, float, int]:
+    """``metrics.py::mcq(gt_A, gt_B)``: ``ans.split()[0]`` of each, outside any ``try`` (an empty or blank answer
+    raises IndexError, a NaN cell AttributeError: the script stops); a row counts when both are exactly 'A' or
+    'B'. Returns (acc_A, acc_B, acc_both) in percent and the rows counted."""
+    cnt_a, cnt_b, cnt_ab, tot = 0, 0, 0, 0
+    for i in range(len(ans_a)):
+        a_i, b_i = ans_a[i].split()[0], ans_b[i].split()[0]
+        if (a_i == "A" or a_i == "B") and (b_i == "A" or b_i == "B"):
+            tot += 1
+            if a_i == "A" and b_i == "B":
+                cnt_a += 1
+                cnt_b += 1
+                cnt_ab += 1
+            elif a_i == "A":
+                cnt_a += 1
+            elif b_i == "B":
+                cnt_b += 1
+    return 100 * cnt_a / tot, 100 * cnt_b / tot, 100 * cnt_ab / tot, tot
+
+
+EXPORT_UNREADABLE = "[unreadable]"  # what our export writes for an answer metrics.py cannot split
+
+
 def oracle_mcq(answers: dict[str, str], rows: list[int]) -> dict[str, dict[str, float]]:
-    """metrics.py::mcq per test: first whitespace token exactly A/B, rows invalid in either order dropped."""
-    acc = defaultdict(lambda: [0, 0, 0, 0])  # a, b, both, total
+    """:func:`official_mcq` per test on the cells our export writes: an answer with no whitespace token (empty,
+    blank, missing), which stops the script raw, is a non-A/B placeholder, so its row is not counted."""
+    by_test: dict[str, tuple[list, list]] = defaultdict(lambda: ([], []))
     for r in rows:
-        ta = answers.get(f"{r}_mc_posA", "").split()
-        tb = answers.get(f"{r}_mc_posB", "").split()
-        a = ta[0] if ta else ""
-        b = tb[0] if tb else ""
-        if a not in ("A", "B") or b not in ("A", "B"):
-            continue
-        s = acc[TEST_OF_ROW[r]]
-        s[0] += a == "A"
-        s[1] += b == "B"
-        s[2] += a == "A" and b == "B"
-        s[3] += 1
-    return {
-        t: {"mc_a": 100 * a / n, "mc_b": 100 * b / n, "mc_both": 100 * both / n} for t, (a, b, both, n) in acc.items()
-    }
+        for column, role in zip(by_test[TEST_OF_ROW[r]], ("posA", "posB"), strict=True):
+            raw = answers.get(f"{r}_mc_{role}", "")
+            column.append(raw if raw.split() else EXPORT_UNREADABLE)
+    out = {}
+    for t, (ans_a, ans_b) in by_test.items():
+        if any(a.split()[0] in ("A", "B") and b.split()[0] in ("A", "B") for a, b in zip(ans_a, ans_b, strict=True)):
+            a, b, both, _tot = official_mcq(ans_a, ans_b)
+            out[t] = {"mc_a": a, "mc_b": b, "mc_both": both}
+    return out
 
 
 def oracle_metrics_py(logps: dict[str, dict[str, float]], rows: list[int]) -> dict[str, dict[str, float]]:
-    """metrics.py on e = P(Yes)/(P(Yes)+P(No)) computed the official way (softmax probabilities)."""
+    """``metrics.py`` ``strict_vle`` / ``classic_vle`` on e = P(Yes)/(P(Yes)+P(No)) computed the official way
+    (``vidllm_eval.py`` softmax probabilities); an undefined e is NaN, which fails every comparison (wrong,
+    still counted)."""
 
     def e(qid: str) -> float:
         table = logps.get(qid, {})
