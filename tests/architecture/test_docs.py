@@ -491,3 +491,15 @@ def test_the_test_name_check_can_fail():
         "tests/architecture/test_docs.py defines no test_no_such_test"
     )
     assert missing_test("tests/e2e/test_no_such_file.py::test_x") == "no file tests/e2e/test_no_such_file.py"
+
+
+def test_each_benchmark_page_names_the_commit_of_the_official_code():
+    """A benchmark page says what the official scripts do; it names the commit it read them at (a 7-40 digit hex id
+    with a letter and a digit), so a reader can check each claim against that version."""
+    commit = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+    findings = [
+        name(page.path)
+        for page in PAGES
+        if page.path.parent.parent == ROOT / "tasks" and not commit.search("\n".join(page.prose))
+    ]
+    assert not findings, f"benchmark pages that name no commit of the official code they describe: {findings}"
