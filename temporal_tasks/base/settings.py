@@ -36,6 +36,7 @@ __all__ = [
     "ENV_DATA_DIR",
     "ENV_NUM_FRAMES",
     "ENV_PARSER",
+    "ENV_REPAIR_FRAMES",
     "ENV_STRICT",
     "ENV_TIMEBLIND_TAGS",
     "PARSER_MODES",
@@ -50,6 +51,7 @@ __all__ = [
     "folders",
     "num_frames",
     "parser_mode",
+    "repair_frames",
     "secret_values",
     "strict",
     "timeblind_tags",
@@ -63,6 +65,7 @@ ENV_CAPTION_MODEL = "TEMPORAL_TASKS_CAPTION_MODEL"
 ENV_CAPTION_DEVICE = "TEMPORAL_TASKS_CAPTION_DEVICE"
 ENV_STRICT = "TEMPORAL_TASKS_STRICT"
 ENV_TIMEBLIND_TAGS = "TEMPORAL_TASKS_TIMEBLIND_TAGS"
+ENV_REPAIR_FRAMES = "TEMPORAL_TASKS_REPAIR_FRAMES"
 
 DEFAULT_CACHE_DIR = "~/.cache/temporal_tasks"
 PARSER_MODES = ("robust", "official")
@@ -91,6 +94,12 @@ VARIABLES = (
     Variable(ENV_CAPTION_DEVICE, "torch device", "cuda when available, else cpu", "the caption scorer's device"),
     Variable(ENV_STRICT, "1 | 0 (true/false, yes/no, on/off)", "0", "stop on data the official scorers tolerate"),
     Variable(ENV_TIMEBLIND_TAGS, "file", "tags.json beside data.jsonl", "TimeBlind's tags.json"),
+    Variable(
+        ENV_REPAIR_FRAMES,
+        "1 | 0 (true/false, yes/no, on/off)",
+        "1",
+        "repair lmms-eval's encode cache, which sends API and vLLM models repeated frames",
+    ),
 )
 
 
@@ -196,6 +205,20 @@ def strict() -> bool:
     if raw in _FALSE:
         return False
     raise SettingError(f"{ENV_STRICT}={raw!r}: set it to 1 (stop on such data) or 0 (warn; the default).")
+
+
+def repair_frames() -> bool:
+    """``TEMPORAL_TASKS_REPAIR_FRAMES``: ``1`` (default; or ``true``, ``yes``, ``on``, unset) repairs lmms-eval's
+    frame-repeating encode cache where a probe finds it (:mod:`temporal_tasks.compat.encode_cache`); ``0`` (or
+    ``false``, ``no``, ``off``) leaves lmms-eval as it is, to reproduce an unrepaired run."""
+    raw = _raw(ENV_REPAIR_FRAMES).lower()
+    if raw in ("", *_TRUE):
+        return True
+    if raw in _FALSE:
+        return False
+    raise SettingError(
+        f"{ENV_REPAIR_FRAMES}={raw!r}: set it to 1 (repair; the default) or 0 (leave lmms-eval as it is)."
+    )
 
 
 def timeblind_tags() -> Path | None:

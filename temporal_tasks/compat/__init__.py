@@ -50,6 +50,11 @@ Assumptions (lmms-eval 0.7.3; module: where ours lives):
 - The launchers (torchrun, ``accelerate launch``) give each process ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` and
   ``LOCAL_WORLD_SIZE``: the only environment variables the package reads outside its settings
   (:func:`temporal_tasks.compat.run_context.launcher`). (run_context)
+- ``models.model_utils.media_encoder._build_cache_key`` is the module attribute ``encode_image_to_base64`` keys its
+  cache with (``("obj", id(image), ...)`` for a PIL image, the defect), and ``protocol.fetch_video`` the one
+  ``ChatMessages.to_openai_messages`` decodes a video with: :func:`~temporal_tasks.compat.encode_cache.
+  repair_encode_cache` probes the method with a stand-in decoder and repairs the key only where frames repeat.
+  (encode_cache)
 - ``evaluate`` passes each ``(loss, is_greedy)`` result through ``api.instance.unwrap_generation_output``,
   which makes it its ``str()``; a ``multiple_choice`` task's ``process_results`` gets one such string per
   choice (``take_first`` filter): :func:`loss_value`. (requests)

@@ -17,7 +17,10 @@ the model sees, ``"model"`` when the model samples the original videos itself), 
 (``{frames_per_clip, black_frames}`` or null), ``data`` (``{kind: "hub", repo, revision}`` or
 ``{kind: "local", path}``, plus ``questions``, ``videos``, ``annotations_sha256`` over the questions as read,
 ``videos_sha256`` over each video's file name and size: stat only, no video is read), ``shortcut``
-(``{variant, seed_version}`` or null) and ``cut`` (``{limit, offset}`` of the run). Runs of answers imported
+(``{variant, seed_version}`` or null), ``cut`` (``{limit, offset}`` of the run) and ``encode_cache``
+(``{defect, repaired}``: whether the installed lmms-eval's encode cache repeated video frames in our probe, null when
+it has no such path, and whether our repair was in place; :mod:`temporal_tasks.compat.encode_cache`; absent in
+records written before it). Runs of answers imported
 from another pipeline (``temporal-tasks import --score``) add ``imported`` (``{benchmark, files: [{name, sha256,
 format}], num_frames, counts}``); their ``frames.n`` is the N given to the import, or null (unknown).
 
@@ -136,8 +139,12 @@ def shortcut_record(docs: Sequence[Mapping], task: str) -> dict | None:
     return None
 
 
-def build_record(task: str, docs: Sequence[Mapping], sources: list | None = None) -> dict:
-    """The provenance record of ``task`` run on ``docs`` (see the module docstring for the shape)."""
+def build_record(
+    task: str, docs: Sequence[Mapping], sources: list | None = None, encode_cache: Mapping | None = None
+) -> dict:
+    """The provenance record of ``task`` run on ``docs`` (see the module docstring for the shape); ``encode_cache``:
+    what the probe of lmms-eval's encode cache found and did (:class:`temporal_tasks.compat.encode_cache.
+    EncodeCacheCheck`), left out when not given."""
     frames, layout = frames_record(docs)
     imported = imported_answers(task)
     if imported is not None:
@@ -160,6 +167,8 @@ def build_record(task: str, docs: Sequence[Mapping], sources: list | None = None
         "shortcut": shortcut_record(docs, task),
         "cut": {"limit": ctx.limit, "offset": ctx.offset},
     }
+    if encode_cache is not None:
+        record["encode_cache"] = dict(encode_cache)
     if imported is not None:
         record["imported"] = imported
     return record
@@ -195,7 +204,7 @@ def _benchmark_of(docs: Sequence[Mapping]) -> str | None:
     return gid.split("/", 1)[0] if "/" in gid else None
 
 
-def attach(docs: Sequence[Mapping], sources: list | None = None) -> dict | None:
+def attach(docs: Sequence[Mapping], sources: list | None = None, encode_cache: Mapping | None = None) -> dict | None:
     """Build the record and store it in the running task's ``metadata`` (a fresh dict: never shared between tasks).
 
     Outside an lmms-eval run (no task being built) nothing is stored and None is returned.
@@ -203,6 +212,6 @@ def attach(docs: Sequence[Mapping], sources: list | None = None) -> dict | None:
     config = building_task_config()
     if config is None:
         return None
-    record = build_record(task_config_name(config), docs, sources)
+    record = build_record(task_config_name(config), docs, sources, encode_cache)
     add_task_metadata(config, "provenance", record)
     return record

@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from temporal_tasks.base.errors import DataError, exit_run
-from temporal_tasks.base.log import warn_once
-from temporal_tasks.base.settings import folders
+from temporal_tasks.base.log import info_once, warn_once
+from temporal_tasks.base.settings import ENV_REPAIR_FRAMES, folders, repair_frames
 from temporal_tasks.compat import building_task_config, config_entries_env, run_baseline, task_config_name
+from temporal_tasks.compat.encode_cache import EncodeCacheCheck, repair_encode_cache
 from temporal_tasks.compat.run_context import run_context
 from temporal_tasks.data.sources import collect_sources
 from temporal_tasks.harness.provenance import attach
@@ -119,6 +120,20 @@ def building_task_name() -> str:
     return task_config_name(config) if config is not None else ""
 
 
+def check_encode_cache() -> EncodeCacheCheck:
+    """Repair lmms-eval's frame-repeating encode cache where the probe finds it (:mod:`temporal_tasks.compat.
+    encode_cache`; ``TEMPORAL_TASKS_REPAIR_FRAMES=0`` leaves it as it is), and say once per evaluation what was found
+    and done: a time-order benchmark must not be scored on repeated frames without the run saying so."""
+    enabled = repair_frames()
+    check = repair_encode_cache(enabled)
+    if check.defect and not check.repaired:
+        why = "" if enabled else f" ({ENV_REPAIR_FRAMES}=0)"
+        warn_once(f"temporal-tasks: {check.detail}{why}", key="encode-cache")
+    else:
+        info_once(f"temporal-tasks: {check.detail}", key="encode-cache")
+    return check
+
+
 def docs_dataset(load: Callable[[], Sequence[Mapping[str, Any]]]):
     """Build the ``datasets.Dataset`` of a task from a validating loader, for ``process_docs``.
 
@@ -140,7 +155,7 @@ def docs_dataset(load: Callable[[], Sequence[Mapping[str, Any]]]):
             docs = load()
         # The run's provenance goes into the task config's metadata: the results JSON and the response-cache
         # key (--use_cache) both include it, so changed videos, N or seed never reuse a cached answer.
-        attach(docs, sources)
+        attach(docs, sources, check_encode_cache().record())
     except DataError as exc:
         exit_run(exc)
     return datasets.Dataset.from_list(docs)

@@ -3,6 +3,11 @@
 The record itself, its shape and how a run writes it: :mod:`temporal_tasks.harness.provenance`. ``compare``
 refuses runs whose :data:`COMPARABLE_FIELDS` differ (without ``--force``); ``report``, ``summary`` and ``view``
 print :func:`describe`.
+
+:func:`from_results` adds one field on read, ``frames_sent`` (:func:`frames_sent`): whether the model may have been
+sent repeated frames by lmms-eval's encode cache (an affected adapter without our repair), from the results'
+``config.model_backend`` and the record's ``encode_cache``. ``compare`` refuses a run that may have repeated frames
+beside one that cannot, and every line of :func:`describe` marks it.
 """
 
 from __future__ import annotations
@@ -11,7 +16,19 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["COMPARABLE_FIELDS", "answers_source", "describe", "differences", "from_results", "reading_of"]
+from temporal_tasks.compat.encode_cache import AFFECTED_ADAPTERS
+from temporal_tasks.compat.run_context import parse_model_args
+
+__all__ = [
+    "COMPARABLE_FIELDS",
+    "FRAMES_MAY_REPEAT",
+    "answers_source",
+    "describe",
+    "differences",
+    "frames_sent",
+    "from_results",
+    "reading_of",
+]
 
 # The fields that change what the model sees or what is scored: a difference in one of them makes two
 # runs' numbers incomparable (``compare`` refuses them without --force).
@@ -19,8 +36,37 @@ COMPARABLE_FIELDS = ("frames.n", "paired_layout", "reading", "data.annotations_s
                      "data.revision", "shortcut", "cut")  # fmt: skip
 
 
+# The lmms-eval model names that resolve to an affected adapter (AFFECTED_ADAPTERS) in chat mode, lmms-eval's default;
+# read when a results file has no model_backend.
+_AFFECTED_MODELS = ("openai", "async_openai", "vllm", "litellm")
+FRAMES_MAY_REPEAT = "may repeat"
+
+
+def frames_sent(record: Mapping, config: Mapping | None) -> str:
+    """How the run's model got its video frames: ``"intact"`` (its adapter does not go through lmms-eval's encode
+    cache, or that cache did not repeat frames), ``"repaired"`` (it does, and our repair was in place) or
+    :data:`FRAMES_MAY_REPEAT` (it does, without the repair: a record written before the repair existed, on an
+    lmms-eval that had the defect, as every release we supported then did; or the repair switched off)."""
+    config = config or {}
+    backend = str(config.get("model_backend") or "").split(" ", 1)[0]
+    if backend:
+        affected = backend.rsplit(".", 1)[0] in AFFECTED_ADAPTERS
+    else:
+        affected = str(config.get("model") or "") in _AFFECTED_MODELS
+    args = parse_model_args(config.get("model_args"))
+    if not affected or args.get("pass_video_url", "").lower() in ("true", "1"):  # the server decodes the video
+        return "intact"
+    check = record.get("encode_cache")
+    if not isinstance(check, Mapping):
+        return FRAMES_MAY_REPEAT
+    if check.get("defect") is False:
+        return "intact"
+    return "repaired" if check.get("repaired") else FRAMES_MAY_REPEAT
+
+
 def from_results(results: Mapping) -> dict[str, dict]:
-    """``{task: provenance record}`` of an lmms-eval results dict (tasks without one are left out)."""
+    """``{task: provenance record}`` of an lmms-eval results dict (tasks without one are left out), each with
+    ``frames_sent`` (:func:`frames_sent`) added when the results name their model."""
     out = {}
     for task, cfg in (results.get("configs") or {}).items():
         meta = cfg.get("metadata") if isinstance(cfg, dict) else None
@@ -29,6 +75,9 @@ def from_results(results: Mapping) -> dict[str, dict]:
     for task, rec in (results.get("provenance") or {}).items():  # rescored results keep it at the top level
         if isinstance(rec, dict):
             out.setdefault(task, rec)
+    config = results.get("config")
+    if isinstance(config, Mapping) and (config.get("model_backend") or config.get("model")):
+        out = {task: {**rec, "frames_sent": frames_sent(rec, config)} for task, rec in out.items()}
     return out
 
 
@@ -50,6 +99,11 @@ def differences(base: Mapping, new: Mapping) -> list[str]:
     out = []
     if bool(base.get("imported")) != bool(new.get("imported")):
         out.append(f"answers: {answers_source(base)} != {answers_source(new)}")
+    risky = [r.get("frames_sent") == FRAMES_MAY_REPEAT for r in (base, new)]
+    if risky[0] != risky[1]:
+        shown = ["frames may have repeated (lmms-eval encode cache, unrepaired)" if r else "every frame sent once"
+                 for r in risky]  # fmt: skip
+        out.append(f"frames sent: {shown[0]} != {shown[1]}")
     for field in COMPARABLE_FIELDS:
         a, b = _get(base, field), _get(new, field)
         if field == "reading":  # a rescore's reading replaces the run's
@@ -105,5 +159,12 @@ def describe(record: Mapping) -> str:
         parts.append(f"answers {answers_source(record)}")
     if record.get("rescored"):
         parts.append(f"rescored with reading {record['rescored'].get('reading')}")
+    if record.get("frames_sent") == FRAMES_MAY_REPEAT:
+        parts.append(
+            "⚠ the model may have been sent repeated frames (lmms-eval's encode cache, not repaired: docs/models.md); "
+            "not comparable with a repaired run"
+        )
+    elif record.get("frames_sent") == "repaired":
+        parts.append("frames repaired (lmms-eval's encode cache)")
     parts.append(f"temporal-tasks {record.get('temporal_tasks')}")
     return "; ".join(parts)

@@ -8,7 +8,8 @@ The task hooks that serve them are :mod:`temporal_tasks.harness.shortcuts`; this
   the clip's contents, so every question on one clip sees the same file and the cache holds one file per clip.
 
 Vinoground's video-score questions show two clips in one paired video (clip A, black, clip B). There, the single
-frame is a 3-frame paired video (one seeded frame of each clip, one black frame between), and the shuffled video
+frame is a paired video of the main task's layout (N frames: one seeded frame of each clip, held for that clip's
+frames, the black gap between), and the shuffled video
 shuffles each clip's frames *within* its half and keeps the black gap: the model can still tell which clip is A
 and which is B, only the temporal order is gone.
 
@@ -153,7 +154,9 @@ def _paired_layout(first: Path, second: Path, variant: str, question_id: str, n:
     if variant == "shuffled":
         picks, total = (shuffle_order(ha, k).tolist(), shuffle_order(hb, k).tolist()), n
     elif variant == "single_frame":
-        picks, gap, total = ([frame_choice(f"{question_id}/A", k)], [frame_choice(f"{question_id}/B", k)]), 1, 3
+        # one seeded frame of each clip, held for the clip's k frames: the main task's layout and length, so a model
+        # that samples a fixed frame count (an API model's max_frames_num) finds N frames, as in the main task
+        picks, total = ([frame_choice(f"{question_id}/A", k)] * k, [frame_choice(f"{question_id}/B", k)] * k), n
     else:
         raise ValueError(f"no paired video for the {variant!r} variant")
     key = _key("paired", variant, ha, hb, n, *picks)

@@ -28,6 +28,7 @@ def test_defaults(monkeypatch):
     assert settings.caption_model() is None and settings.caption_device() is None
     assert settings.strict() is False
     assert settings.timeblind_tags() is None
+    assert settings.repair_frames() is True
 
 
 def test_values_are_read_when_asked_typed(monkeypatch, tmp_path):
@@ -45,6 +46,9 @@ def test_values_are_read_when_asked_typed(monkeypatch, tmp_path):
     assert settings.strict() is True and settings.timeblind_tags() == tmp_path / "tags.json"
     monkeypatch.setenv(settings.ENV_STRICT, "0")  # read again at each call, never kept from an earlier one
     assert settings.strict() is False
+    for value, want in (("0", False), ("off", False), ("1", True), ("Yes", True), ("", True)):
+        monkeypatch.setenv(settings.ENV_REPAIR_FRAMES, value)
+        assert settings.repair_frames() is want, value
 
 
 @pytest.mark.parametrize(
@@ -54,6 +58,7 @@ def test_values_are_read_when_asked_typed(monkeypatch, tmp_path):
         (settings.ENV_NUM_FRAMES, "2", settings.num_frames, "at least 3"),
         (settings.ENV_PARSER, "fuzzy", settings.parser_mode, "'robust' .*or 'official'"),
         (settings.ENV_STRICT, "maybe", settings.strict, "set it to 1 .* or 0"),
+        (settings.ENV_REPAIR_FRAMES, "sometimes", settings.repair_frames, "set it to 1 .* or 0"),
     ],
 )
 def test_a_bad_value_names_the_variable_and_the_values_it_takes(monkeypatch, name, value, read, message):

@@ -32,3 +32,54 @@ def test_describe_and_from_results():
     results = {"configs": {"t": {"metadata": {"version": 1.0, "provenance": rec}}, "u": {"metadata": {}}}}
     assert read_back.from_results(results) == {"t": rec}
     assert read_back.differences(rec, {**rec, "reading": "robust"}) == ['reading: "official" != "robust"']
+
+
+CHAT_OPENAI = "lmms_eval.models.chat.openai.OpenAICompatible (chat)"
+
+
+def _config(backend: str, model_args: str = "model_version=gpt-4o,max_frames_num=8") -> dict:
+    return {"model": "openai", "model_args": model_args, "model_backend": backend}
+
+
+def test_frames_sent_from_the_adapter_and_the_encode_cache_record():
+    old: dict = {"reading": "robust"}  # written before the repair existed
+    repaired = {"reading": "robust", "encode_cache": {"defect": True, "repaired": True}}
+    off = {"reading": "robust", "encode_cache": {"defect": True, "repaired": False}}
+    fixed = {"reading": "robust", "encode_cache": {"defect": False, "repaired": False}}
+    cases = [
+        (old, _config(CHAT_OPENAI), "may repeat"),
+        (old, _config("lmms_eval.models.chat.async_openai.AsyncOpenAIChat (chat)"), "may repeat"),
+        (old, _config("lmms_eval.models.chat.vllm.VLLM (chat)"), "may repeat"),
+        (old, _config(CHAT_OPENAI, "model_version=m,pass_video_url=True"), "intact"),  # the server decodes the video
+        (old, _config("lmms_eval.models.simple.openai.OpenAICompatible (simple)"), "intact"),  # encodes uncached
+        (old, _config("lmms_eval.models.simple.qwen2_5_vl.Qwen2_5_VL (simple)"), "intact"),  # tensors, no encoding
+        (old, {"model": "vllm", "model_args": ""}, "may repeat"),  # no model_backend: the model's name
+        (repaired, _config(CHAT_OPENAI), "repaired"),
+        (off, _config(CHAT_OPENAI), "may repeat"),
+        (fixed, _config(CHAT_OPENAI), "intact"),
+        (off, _config("lmms_eval.models.simple.qwen2_5_vl.Qwen2_5_VL (simple)"), "intact"),
+    ]
+    for record, config, want in cases:
+        assert read_back.frames_sent(record, config) == want, (record, config)
+
+
+def test_a_run_that_may_have_repeated_frames_is_marked_and_not_comparable():
+    base = {"reading": "robust", "frames": {"n": 8}, "data": {}, "cut": {}}
+    old = {**base}
+    new = {**base, "encode_cache": {"defect": True, "repaired": True}}
+    (old_read,) = read_back.from_results({"config": _config(CHAT_OPENAI), "configs": {"t": {"metadata": {
+        "provenance": old}}}}).values()  # fmt: skip
+    (new_read,) = read_back.from_results({"config": _config(CHAT_OPENAI), "configs": {"t": {"metadata": {
+        "provenance": new}}}}).values()  # fmt: skip
+    assert old_read["frames_sent"] == "may repeat" and new_read["frames_sent"] == "repaired"
+    assert "may have been sent repeated frames" in read_back.describe(old_read)
+    assert "frames repaired" in read_back.describe(new_read)
+    assert differences(old_read, new_read) == [
+        "frames sent: frames may have repeated (lmms-eval encode cache, unrepaired) != every frame sent once"
+    ]
+    assert differences(old_read, old_read) == [] and differences(new_read, {**new_read, "frames_sent": "intact"}) == []
+    # a local model's run: nothing to mark, comparable with a repaired API run
+    (local,) = read_back.from_results({"config": _config("lmms_eval.models.simple.qwen2_5_vl.Qwen2_5_VL (simple)"),
+                                       "configs": {"t": {"metadata": {"provenance": old}}}}).values()  # fmt: skip
+    assert local["frames_sent"] == "intact" and "repeated" not in read_back.describe(local)
+    assert differences(local, new_read) == []
