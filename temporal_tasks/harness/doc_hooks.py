@@ -1,7 +1,7 @@
 """lmms-eval's per-question hooks shared by every task: visuals, prompt, target, and the two answer filters.
 
-The task YAMLs name these (``!function temporal_tasks.harness.doc_hooks.doc_to_visual``); a benchmark with needs of its
-own (Vinoground's paired video) names its own hook instead.
+The task YAMLs name these through the kit (``!function temporal_tasks.harness.kit.doc_to_visual``); a benchmark
+with needs of its own (Vinoground's paired video) names its own hook instead.
 """
 
 from __future__ import annotations

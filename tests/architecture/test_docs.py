@@ -9,7 +9,9 @@ page fails when:
 * the README's command table leaves out a subcommand (or lists one that does not exist);
 * a relative link points to no file, or its ``#anchor`` to no heading (GitHub's anchors);
 * a table's first row has no ``|---|`` line under it (a blank line splitting a table turns its rest into text);
-* an lmms-eval example command saves nothing (no ``--output_path``).
+* an lmms-eval example command saves nothing (no ``--output_path``);
+* a test it names (``tests/<path>.py::<name>``) does not exist, a row of the flag table (docs/flags.md) names no
+  test, or a passage promises a test ("a test checks", "tested", ...) without naming one.
 
 How a page is read (the rules, so that a page can be written to pass for the right reason):
 
@@ -37,6 +39,11 @@ How a page is read (the rules, so that a page can be written to pass for the rig
 * **Links.** Every Markdown link or image outside code whose target is not a URL: the file or folder must exist;
   an anchor must be the GitHub anchor of a heading of the Markdown page it names.
 * **Task names.** (continued) Inline code in a table column headed ``measurement`` names ``bench`` rows, not tasks.
+* **Tests named.** ``tests/<path>.py::<name>`` anywhere on a page (``[…]`` parameters and ``Class::`` allowed):
+  the file must exist and define ``<name>`` (a ``def`` at module level or in the named class); ``tests/<path>.py``
+  alone: the file must exist (in pyproject.toml's comments too). A passage (a paragraph, a list item or a table
+  row) with a promise of a test (:data:`PROMISE`) must name a test file; docs/flags.md's table needs a ``test``
+  column, each row naming a test; each item of docs/reliability.md (what the tests guarantee) names its tests.
 * **lmms-eval examples.** A run of ``lmms-eval``, ``lmms_eval`` or ``-m lmms_eval`` (a command with ``--tasks``, in a
   code block or inline code) passes ``--output_path``, unless it elides arguments with ``...`` (a variation of a
   command shown in full).
@@ -45,6 +52,7 @@ How a page is read (the rules, so that a page can be written to pass for the rig
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import functools
 import importlib.util
@@ -65,6 +73,14 @@ KEY_COLUMNS = ("key", "keys", "metric keys", "headline keys")
 TASK_COLUMNS = ("task", "tasks")
 KEY_WILDCARD = re.compile(r"<[^>]*>|\*|(?<![A-Za-z])[A-Z]+(?![A-Za-z])")
 PAGES = [Page.read(path) for path in pages()]
+TEST_REF = re.compile(r"\btests/[\w/]+\.py(?:::[\w]+(?:::[\w]+)?(?:\[[^\]\s`]*\])?)?")
+# what promises a test: "a test checks", "the full-size tests check", "tested through the real CLI", "a test per row"
+# ("not tested here" promises none)
+PROMISE = re.compile(
+    r"\b(?:a|the|one|each|every)(?: [\w-]+)? tests? (?:checks?|runs?|compares?|finds?|fails?|does|re-reads?)\b"
+    r"|(?<!not )\btested\b(?! here)|\ba test (?:each|per row)\b",
+    re.IGNORECASE,
+)
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -366,3 +382,124 @@ def test_one_spelling_per_option():
 def test_the_command_check_can_fail(line, expected):
     error = parse_error(synopsis_variants(line)[0].split()[1:])
     assert (error is None) if expected is None else (expected in error), error
+
+
+@functools.cache
+def defined_tests(path: Path) -> frozenset[str]:
+    """The test functions of a test module: ``name`` at module level, ``Class::name`` in a class."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            found.update(f"{node.name}::{f.name}" for f in node.body if isinstance(f, ast.FunctionDef))
+    return frozenset(found)
+
+
+def missing_test(ref: str) -> str | None:
+    """Why the reference ``tests/<path>.py[::<name>]`` names nothing, or None when it names a test (or a file)."""
+    file, _, test = ref.partition("::")
+    path = ROOT / file
+    if not path.is_file():
+        return f"no file {file}"
+    test = test.split("[")[0]
+    if test and test not in defined_tests(path):
+        return f"{file} defines no {test}"
+    return None
+
+
+def passages(page: Page) -> list[tuple[int, str]]:
+    """The page's prose as passages, each with its first line number: a paragraph, a list item, a table row or a
+    heading (code blocks are not prose)."""
+    found: list[tuple[int, list[str]]] = []
+    open_passage = False
+    for i, line in enumerate(page.prose, start=1):
+        stripped = line.strip()
+        starts = re.match(r"(?:[-*]|\d+\.)\s|\||#", stripped) is not None
+        if not stripped:
+            open_passage = False
+        elif starts or not open_passage or found[-1][1][-1].lstrip().startswith(("|", "#")):
+            found.append((i, [stripped]))
+            open_passage = True
+        else:
+            found[-1][1].append(stripped)
+    return [(i, " ".join(lines)) for i, lines in found]
+
+
+def test_named_tests_exist():
+    findings = [
+        f"{name(page.path)}:{i}: `{ref}`: {why}"
+        for page in PAGES
+        for i, text in passages(page)
+        for ref in TEST_REF.findall(text)
+        if (why := missing_test(ref))
+    ]
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # its comments name tests too
+    findings += [f"pyproject.toml: `{ref}`: {why}" for ref in TEST_REF.findall(pyproject) if (why := missing_test(ref))]
+    assert not findings, "tests the pages name that do not exist:\n" + "\n".join(findings)
+
+
+def test_promised_tests_are_named():
+    findings = [
+        f"{name(page.path)}:{i}: {text[:120]}"
+        for page in PAGES
+        for i, text in passages(page)
+        if PROMISE.search(text) and not TEST_REF.search(text)
+    ]
+    assert not findings, "passages that promise a test and name none (name it: tests/<path>.py::<name>):\n" + (
+        "\n".join(findings)
+    )
+
+
+def test_each_flag_row_names_its_test():
+    flags = next(p for p in PAGES if name(p.path) == "docs/flags.md")
+    (table,) = [t for t in flags.tables() if t[0][0].lower() == "flag"]
+    columns = [i for i, h in enumerate(table[0]) if h.lower() in ("test", "tests")]
+    assert columns, "docs/flags.md: the flag table has no test column"
+    nameless = [row[0] for row in table[1:] if not any("::" in r for r in TEST_REF.findall(row[columns[0]]))]
+    assert not nameless, f"docs/flags.md: rows that name no test (tests/<path>.py::<name>): {nameless}"
+
+
+def test_each_reliability_guarantee_names_its_tests():
+    page = next(p for p in PAGES if name(p.path) == "docs/reliability.md")
+    items = [text for _i, text in passages(page) if text.startswith("- ")]
+    assert items, "docs/reliability.md has no list of guarantees"
+    nameless = [text[:80] for text in items if not any("::" in r for r in TEST_REF.findall(text))]
+    assert not nameless, f"docs/reliability.md: guarantees that name no test: {nameless}"
+
+
+@pytest.mark.parametrize(
+    ("text", "promises"),
+    [
+        ("A test checks it.", True),
+        ("the full-size tests check every main task", True),
+        ("Tested through the real CLI: a second run", True),
+        ("(the table, a test per row: flags.md)", True),
+        ("they need a GPU, so they are not tested here", False),
+        ("VELOCITI resamples within each test and averages the tests", False),
+    ],
+)
+def test_the_promise_check_can_fail(text, promises):
+    assert bool(PROMISE.search(text)) is promises
+
+
+def test_the_test_name_check_can_fail():
+    assert missing_test("tests/architecture/test_docs.py::test_named_tests_exist") is None
+    assert missing_test("tests/architecture/test_docs.py::test_the_promise_check_can_fail[text0-True]") is None
+    assert missing_test("tests/architecture/test_docs.py::test_no_such_test") == (
+        "tests/architecture/test_docs.py defines no test_no_such_test"
+    )
+    assert missing_test("tests/e2e/test_no_such_file.py::test_x") == "no file tests/e2e/test_no_such_file.py"
+
+
+def test_each_benchmark_page_names_the_commit_of_the_official_code():
+    """A benchmark page says what the official scripts do; it names the commit it read them at (a 7-40 digit hex id
+    with a letter and a digit), so a reader can check each claim against that version."""
+    commit = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+    findings = [
+        name(page.path)
+        for page in PAGES
+        if page.path.parent.parent == ROOT / "tasks" and not commit.search("\n".join(page.prose))
+    ]
+    assert not findings, f"benchmark pages that name no commit of the official code they describe: {findings}"

@@ -292,6 +292,20 @@ def test_flag_limit_0(lmms_eval, flag_run, tmp_path):
     assert not built, "a paired video was built for a run that selects no question"
 
 
+def test_flag_power(fixture_root, cache_root, tmp_path, lmms_launch):
+    """``lmms-eval power`` runs on our tasks but sizes them in questions, as if each were independent: the small
+    TimeBlind fixture's 16 questions, not its 4 instances (what I-Acc is over). Hence the row's advice: the
+    group-bootstrap CIs and ``temporal-tasks compare``."""
+    rows = [json.loads(x) for x in (fixture_root / "timeblind" / "data.jsonl").read_text().splitlines() if x]
+    assert (len(rows), len({r["index"] // 4 for r in rows})) == (16, 4)
+    cmd = [sys.executable, "-m", "lmms_eval", "power", "--tasks", TASK]
+    proc = lmms_launch(cmd, _api_env(fixture_root, cache_root), tmp_path, 600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"{TASK}:" in proc.stdout, proc.stdout[-3000:]
+    sized = proc.stdout.split(f"{TASK}:", 1)[1].split("\n")[1]
+    assert sized.split() == ["Sample", "size:", "n", "=", "16"], sized  # questions, not the 4 instances
+
+
 # Several processes (torchrun, two ranks): tests/e2e/test_reliability.py::test_two_processes_give_identical_metrics runs
 # every demo task on one and on two ranks and checks every number equal (and rescored from both runs' samples).
 
