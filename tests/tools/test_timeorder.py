@@ -1,0 +1,287 @@
+"""``temporal-tasks timeorder`` (``tools/timeorder.py``): pairing a main task with its shortcut variants, the flip
+table, the labels, tau/kappa, the refusals, and the score against N, on run folders written by hand from known
+answers (no lmms-eval run)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from temporal_tasks.data.sources import DataError
+from temporal_tasks.scoring.bootstrap import GroupOutcomes, bootstrap_ci
+from temporal_tasks.tools.compare import compare_outcomes, compare_runs
+from temporal_tasks.tools.timeorder import (
+    LABELS,
+    collect,
+    flip_table,
+    frame_series,
+    label_groups,
+    paired_ratio,
+    time_order,
+)
+
+MAIN = "timeblind_iacc"
+TASKS = {"main": MAIN, "blind": f"{MAIN}_blind", "single_frame": f"{MAIN}_single_frame",
+         "shuffled": f"{MAIN}_shuffled"}  # fmt: skip
+FLIP = {"yes": "No", "no": "Yes", "A": "B", "B": "A"}
+ITERS = 400
+
+
+def _docs() -> list[dict]:
+    from temporal_tasks.tools.samples import docs_of_task
+
+    return docs_of_task(MAIN)
+
+
+def _answers(docs: list[dict], right: set[int]) -> dict[str, str]:
+    """Every question of the groups (TimeBlind instances) in ``right`` answered right; in the others, one wrong."""
+    out, flipped = {}, set()
+    for d in docs:
+        group = int(str(d["group_id"]).rsplit("/", 1)[1])
+        wrong = group not in right and group not in flipped
+        flipped |= {group} if wrong else set()
+        out[d["question_id"]] = FLIP[d["gold"]] if wrong else d["gold"]
+    return out
+
+
+def _record(task: str, n: int | None = 8, **changes) -> dict:
+    variant = next((v for v in ("blind", "single_frame", "shuffled") if task.endswith(v)), None)
+    record = {
+        "version": 1, "task": task, "reading": "robust",
+        "frames": {"n": n, "source": "--model_args max_num_frames", "applies_to": "model"}, "paired_layout": None,
+        "data": {"kind": "local", "path": "/data", "annotations_sha256": "a" * 64, "videos_sha256": "b" * 64},
+        "shortcut": None if variant is None else {"variant": variant, "seed_version": "1"},
+        "cut": {"limit": None, "offset": 0},
+    }  # fmt: skip
+    for dotted, value in changes.items():
+        *path, last = dotted.split("__")
+        where = record
+        for part in path:
+            where = where[part]
+        where[last] = value
+    return record
+
+
+def write_run(
+    folder: Path,
+    answers: dict[str, dict[str, str]],
+    *,
+    stamp: str = "20261201_101010",
+    model: str = "temporal_replay",
+    records: dict[str, dict] | None = None,
+) -> Path:
+    """A run as lmms-eval writes it: a samples file per task (payloads from the task's own ``process_results``) and
+    a results JSON holding each task's provenance record (``records``, default :func:`_record`)."""
+    from temporal_tasks.harness.task_configs import resolve_function, task_config
+
+    folder.mkdir(parents=True, exist_ok=True)
+    docs = _docs()
+    configs = {}
+    for task, given in answers.items():
+        process_results = resolve_function(task_config(task)["process_results"])
+        with open(folder / f"{stamp}_samples_{task}.jsonl", "w", encoding="utf-8") as fh:
+            for i, doc in enumerate(docs):
+                answer = given[doc["question_id"]]
+                line = {"doc_id": i, "target": doc["gold"], "filtered_resps": answer, **process_results(doc, [answer])}
+                fh.write(json.dumps(line) + "\n")
+        configs[task] = {"metadata": {"provenance": (records or {}).get(task) or _record(task)}}
+    results = {"results": {}, "configs": configs, "config": {"model": model, "model_args": "responses=x"}}
+    (folder / f"{stamp}_results.json").write_text(json.dumps(results), encoding="utf-8")
+    return folder
+
+
+# main right in instances 0, 1, 2; blind in 0; single frame in 0, 1; shuffled in 0 and 3
+RIGHT = {"main": {0, 1, 2}, "blind": {0}, "single_frame": {0, 1}, "shuffled": {0, 3}}
+
+
+@pytest.fixture
+def known(offline_env, tmp_path) -> dict[str, dict[str, str]]:
+    docs = _docs()
+    return {TASKS[k]: _answers(docs, right) for k, right in RIGHT.items()}
+
+
+def _rows(result) -> dict:
+    return {r.variant: r for r in result.rows}
+
+
+def test_flip_table_labels_and_differences_on_known_answers(known, tmp_path):
+    (result,) = time_order(collect([write_run(tmp_path / "run", known)]), iters=ITERS)
+    assert (result.main.task, result.key, result.main_value) == (MAIN, "instance_acc", 75.0)
+    rows = _rows(result)
+    assert rows["blind"].flips == {"both": 1, "main_only": 2, "control_only": 0, "neither": 1}
+    assert rows["single_frame"].flips == {"both": 2, "main_only": 1, "control_only": 0, "neither": 1}
+    assert rows["shuffled"].flips == {"both": 1, "main_only": 2, "control_only": 1, "neither": 0}
+    for variant, control in (("blind", 25.0), ("single_frame", 50.0), ("shuffled", 50.0)):
+        c = rows[variant].comparison
+        assert (c.metric, c.base, c.new, c.diff, c.groups) == ("instance_acc", control, 75.0, 75.0 - control, 4)
+        assert c.ci_low <= c.diff <= c.ci_high and 0 < c.p_value <= 1
+    # TOMATO's tau (shuffled) and kappa (single frame): (75 - 50) / 50
+    assert rows["shuffled"].relative == rows["single_frame"].relative == 0.5
+    assert rows["blind"].relative == 2.0
+    assert result.labels == {
+        "timeblind/0": "answerable blind",
+        "timeblind/1": "answerable from one frame",
+        "timeblind/2": "needs the order",
+        "timeblind/3": "answerable without the order",
+    }
+    assert result.label_counts() == dict(zip(LABELS, [1, 1, 1, 1, 0], strict=True))
+    cats = result.category_counts()
+    assert cats and all(sum(v.values()) >= 1 for v in cats.values())
+    # every group counts once in each of its categories
+    for gid, label in result.labels.items():
+        for cat in result.categories[gid]:
+            assert cats[cat][label] >= 1
+    assert not result.notes
+
+
+def test_never_right_when_no_input_answers(known, tmp_path):
+    known[TASKS["shuffled"]] = _answers(_docs(), {0})
+    (result,) = time_order(collect([write_run(tmp_path / "run", known)]), iters=ITERS)
+    assert result.labels["timeblind/3"] == "never right"
+    assert result.labels["timeblind/2"] == "needs the order"
+
+
+def test_a_control_answering_as_main_gives_zero_with_ci_zero(known, tmp_path):
+    known[TASKS["shuffled"]] = dict(known[MAIN])
+    (result,) = time_order(collect([write_run(tmp_path / "run", known)]), iters=ITERS)
+    row = _rows(result)["shuffled"]
+    c = row.comparison
+    assert (c.diff, c.ci_low, c.ci_high, c.p_value) == (0.0, 0.0, 0.0, 1.0)
+    assert (row.relative, *row.relative_ci) == (0.0, 0.0, 0.0)
+    assert row.flips == {"both": 3, "main_only": 0, "control_only": 0, "neither": 1}
+
+
+def test_each_row_is_what_compare_gives_for_the_two_runs(known, tmp_path):
+    run = write_run(tmp_path / "run", known)
+    (result,) = time_order(collect([run]))
+    for row in result.rows:
+        # the control's samples as a run of the main task: compare(CONTROL, MAIN) on the same groups
+        alone = tmp_path / f"as_main_{row.variant}"
+        alone.mkdir()
+        (src,) = run.glob(f"*_samples_{row.task}.jsonl")
+        shutil.copy(src, alone / src.name.replace(row.task, MAIN))
+        rows, _ = compare_runs(alone, run)
+        (expected,) = [r for r in rows if r.metric == row.comparison.metric]
+        got = row.comparison
+        assert (got.base, got.new, got.diff, got.ci_low, got.ci_high, got.p_value, got.groups) == (
+            expected.base, expected.new, expected.diff, expected.ci_low, expected.ci_high, expected.p_value,
+            expected.groups,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"frames__n": 16}, "frames.n: 16 != 8"),
+        ({"reading": "official"}, "reading"),
+        ({"data__annotations_sha256": "c" * 64}, "data.annotations_sha256"),
+        ({"cut__limit": 2}, "cut"),
+    ],
+)
+def test_runs_differing_beyond_the_visual_input_are_refused(known, tmp_path, change, field):
+    shuffled = TASKS["shuffled"]
+    main = {t: a for t, a in known.items() if t != shuffled}
+    write_run(tmp_path / "a", main)
+    write_run(tmp_path / "b", {shuffled: known[shuffled]}, stamp="20261201_111111",
+              records={shuffled: _record(shuffled, **change)})  # fmt: skip
+    runs = collect([tmp_path])
+    with pytest.raises(DataError, match=f"{MAIN} vs {shuffled}: .*{field}.*--force"):
+        time_order(runs, iters=ITERS)
+    (forced,) = time_order(runs, force=True, iters=ITERS)
+    assert "shuffled" in _rows(forced) and any("--force" in n and field.split(":")[0] in n for n in forced.notes)
+
+
+def test_another_model_is_refused(known, tmp_path):
+    shuffled = TASKS["shuffled"]
+    write_run(tmp_path / "a", {t: a for t, a in known.items() if t != shuffled})
+    write_run(tmp_path / "b", {shuffled: known[shuffled]}, stamp="20261201_111111", model="qwen2_5_vl")
+    with pytest.raises(DataError, match="model: qwen2_5_vl != temporal_replay"):
+        time_order(collect([tmp_path]), iters=ITERS)
+
+
+def test_the_blind_variant_sees_no_frames_so_its_n_does_not_matter(known, tmp_path):
+    blind = TASKS["blind"]
+    write_run(tmp_path / "a", {t: a for t, a in known.items() if t != blind})
+    write_run(tmp_path / "b", {blind: known[blind]}, stamp="20261201_111111", records={blind: _record(blind, n=2)})
+    (result,) = time_order(collect([tmp_path]), iters=ITERS)
+    assert _rows(result)["blind"].comparison.diff == 50.0 and not result.notes
+
+
+def test_the_comparable_control_of_several_is_chosen(known, tmp_path):
+    # the folder also holds a shuffled run at another N: the one at main's N is paired, without complaint
+    shuffled = TASKS["shuffled"]
+    write_run(tmp_path / "a", known)
+    write_run(tmp_path / "b", {shuffled: _answers(_docs(), set())}, stamp="20261201_111111",
+              records={shuffled: _record(shuffled, n=16)})  # fmt: skip
+    (result,) = time_order(collect([tmp_path]), iters=ITERS)
+    assert _rows(result)["shuffled"].comparison.base == 50.0
+
+
+def test_paired_ci_is_narrower_than_unpaired_on_correlated_groups():
+    rng = np.random.default_rng(3)
+    ability = rng.random(300)
+    control = (ability > 0.55).astype(np.int64)
+    main = np.where(rng.random(300) < 0.1, 1, control)  # the same groups right, a few more
+    counts = [np.stack([x, np.ones_like(x)], axis=1) for x in (control, main)]
+    ids = [str(i) for i in range(300)]
+    row = compare_outcomes("t", "k", GroupOutcomes(ids, counts[0]), GroupOutcomes(ids, counts[1]))
+    assert row is not None and row.ci_low > 0
+    # unpaired: each run's groups resampled on their own
+    draws = [rng.integers(0, 300, size=(2000, 300)) for _ in range(2)]
+    diff = 100 * main[draws[1]].mean(1) - 100 * control[draws[0]].mean(1)
+    low, high = np.percentile(diff, [2.5, 97.5])
+    assert row.ci_high - row.ci_low < 0.6 * (high - low)
+
+
+def test_flip_table_and_labels_by_hand():
+    def o(right: dict[str, int]) -> GroupOutcomes:
+        return GroupOutcomes(list(right), np.array([[r, 1] for r in right.values()]))
+
+    main = o({"a": 1, "b": 1, "c": 0, "d": 0, "e": 1})
+    ctrl = o({"a": 1, "b": 0, "c": 1, "d": 0})
+    assert flip_table(main, ctrl) == {"both": 1, "main_only": 1, "control_only": 1, "neither": 1}
+    zero = o(dict.fromkeys("abcde", 0))
+    labels = label_groups(main, {"blind": zero, "single_frame": zero, "shuffled": ctrl})
+    assert labels == {"a": "answerable without the order", "b": "needs the order",
+                      "c": "answerable without the order", "d": "never right"}  # fmt: skip
+    # a group of several units is right only when all are
+    partial = GroupOutcomes(["a"], np.array([[1, 2]]))
+    assert flip_table(partial, partial) == {"both": 0, "main_only": 0, "control_only": 0, "neither": 1}
+
+
+def test_paired_ratio_by_hand_and_undefined_at_zero():
+    base = np.array([[1, 1]] * 4 + [[0, 1]] * 6)
+    new = np.array([[1, 1]] * 6 + [[0, 1]] * 4)
+    value, low, high = paired_ratio(base, new, iters=500)
+    assert value == pytest.approx(0.5) and low <= value <= high
+    value, low, high = paired_ratio(np.array([[0, 1]] * 3), np.array([[1, 1]] * 3))
+    assert math.isnan(value) and math.isnan(low) and math.isnan(high)
+
+
+def test_score_against_n_from_provenance_not_folder_names(known, tmp_path):
+    docs = _docs()
+    # folder names lie on purpose: N is each run's provenance frames.n
+    for folder, n, right, stamp in (("n16", 4, {0}, "20261201_101010"), ("n4", 8, {0, 1}, "20261201_111111"),
+                                    ("n8", 16, {0, 1, 2}, "20261201_121212")):  # fmt: skip
+        write_run(tmp_path / folder, {MAIN: _answers(docs, right)}, stamp=stamp, records={MAIN: _record(MAIN, n=n)})
+    (series,) = frame_series(collect([tmp_path]), iters=ITERS)
+    assert (series.task, series.key) == (MAIN, "instance_acc")
+    assert [(p.n, p.value, p.groups) for p in series.points] == [(4, 25.0, 4), (8, 50.0, 4), (16, 75.0, 4)]
+    for p, right in zip(series.points, ({0}, {0, 1}, {0, 1, 2}), strict=True):
+        counts = np.array([[int(g in right), 1] for g in range(4)])
+        assert (p.ci_low, p.ci_high) == bootstrap_ci(counts)
+    assert [(s.task, s.diff, s.groups) for s in series.steps] == [("N=4 -> N=8", 25.0, 4), ("N=8 -> N=16", 25.0, 4)]
+    assert not time_order(collect([tmp_path]))  # no control: no time-order result
+
+
+def test_runs_differing_in_more_than_n_are_no_sweep(known, tmp_path):
+    docs = _docs()
+    write_run(tmp_path / "a", {MAIN: _answers(docs, {0})}, records={MAIN: _record(MAIN, n=4)})
+    write_run(tmp_path / "b", {MAIN: _answers(docs, {0})}, stamp="20261201_111111",
+              records={MAIN: _record(MAIN, n=8, reading="official")})  # fmt: skip
+    assert frame_series(collect([tmp_path])) == []
