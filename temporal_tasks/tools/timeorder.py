@@ -323,9 +323,16 @@ def group_categories(items: list) -> dict[str, list[str]]:
 
 
 def time_order(
-    taskruns: list[TaskRun], *, force: bool = False, iters: int = ITERATIONS, seed: int = SEED
+    taskruns: list[TaskRun],
+    *,
+    force: bool = False,
+    iters: int = ITERATIONS,
+    seed: int = SEED,
+    refused: list[str] | None = None,
 ) -> list[TimeOrder]:
-    """Each main task found (per run) against the controls found: see the module docstring."""
+    """Each main task found (per run) against the controls found: see the module docstring. A control that differs
+    beyond its visual input is a ``DataError`` (``force``: paired anyway, with a note); given a ``refused`` list, its
+    message is added there and the control left out instead (``report``)."""
     by_task: dict[str, list[TaskRun]] = {}
     for tr in taskruns:
         by_task.setdefault(tr.task, []).append(tr)
@@ -335,11 +342,16 @@ def time_order(
         if not tasks:
             continue
         for main in by_task.get(tasks[0], []):
-            controls = {
-                v: _pick_control(main, by_task[t], v, spec, force)
-                for v, t in zip(VARIANTS, tasks[1:], strict=True)
-                if by_task.get(t)
-            }
+            controls = {}
+            for variant, task in zip(VARIANTS, tasks[1:], strict=True):
+                if not by_task.get(task):
+                    continue
+                try:
+                    controls[variant] = _pick_control(main, by_task[task], variant, spec, force)
+                except DataError as exc:
+                    if refused is None:
+                        raise
+                    refused.append(str(exc))
             if controls:
                 out.append(_one(spec, main, controls, force, iters, seed))
     return out

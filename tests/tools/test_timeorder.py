@@ -4,10 +4,8 @@ answers (no lmms-eval run)."""
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,77 +22,11 @@ from temporal_tasks.tools.timeorder import (
     paired_ratio,
     time_order,
 )
+from tests.helpers.timeorder_runs import MAIN, TASKS, record, write_run
+from tests.helpers.timeorder_runs import answers as _answers
+from tests.helpers.timeorder_runs import docs as _docs
 
-MAIN = "timeblind_iacc"
-TASKS = {"main": MAIN, "blind": f"{MAIN}_blind", "single_frame": f"{MAIN}_single_frame",
-         "shuffled": f"{MAIN}_shuffled"}  # fmt: skip
-FLIP = {"yes": "No", "no": "Yes", "A": "B", "B": "A"}
 ITERS = 400
-
-
-def _docs() -> list[dict]:
-    from temporal_tasks.tools.samples import docs_of_task
-
-    return docs_of_task(MAIN)
-
-
-def _answers(docs: list[dict], right: set[int]) -> dict[str, str]:
-    """Every question of the groups (TimeBlind instances) in ``right`` answered right; in the others, one wrong."""
-    out, flipped = {}, set()
-    for d in docs:
-        group = int(str(d["group_id"]).rsplit("/", 1)[1])
-        wrong = group not in right and group not in flipped
-        flipped |= {group} if wrong else set()
-        out[d["question_id"]] = FLIP[d["gold"]] if wrong else d["gold"]
-    return out
-
-
-def _record(task: str, n: int | None = 8, **changes) -> dict:
-    variant = next((v for v in ("blind", "single_frame", "shuffled") if task.endswith(v)), None)
-    record = {
-        "version": 1, "task": task, "reading": "robust",
-        "frames": {"n": n, "source": "--model_args max_num_frames", "applies_to": "model"}, "paired_layout": None,
-        "data": {"kind": "local", "path": "/data", "annotations_sha256": "a" * 64, "videos_sha256": "b" * 64},
-        "shortcut": None if variant is None else {"variant": variant, "seed_version": "1"},
-        "cut": {"limit": None, "offset": 0},
-    }  # fmt: skip
-    for dotted, value in changes.items():
-        *path, last = dotted.split("__")
-        where = record
-        for part in path:
-            where = where[part]
-        where[last] = value
-    return record
-
-
-def write_run(
-    folder: Path,
-    answers: dict[str, dict[str, str]],
-    *,
-    stamp: str = "20261201_101010",
-    model: str = "temporal_replay",
-    records: dict[str, dict] | None = None,
-) -> Path:
-    """A run as lmms-eval writes it: a samples file per task (payloads from the task's own ``process_results``) and
-    a results JSON holding each task's provenance record (``records``, default :func:`_record`)."""
-    from temporal_tasks.harness.task_configs import resolve_function, task_config
-
-    folder.mkdir(parents=True, exist_ok=True)
-    docs = _docs()
-    configs = {}
-    for task, given in answers.items():
-        process_results = resolve_function(task_config(task)["process_results"])
-        with open(folder / f"{stamp}_samples_{task}.jsonl", "w", encoding="utf-8") as fh:
-            for i, doc in enumerate(docs):
-                answer = given[doc["question_id"]]
-                line = {"doc_id": i, "target": doc["gold"], "filtered_resps": answer, **process_results(doc, [answer])}
-                fh.write(json.dumps(line) + "\n")
-        configs[task] = {"metadata": {"provenance": (records or {}).get(task) or _record(task)}}
-    results = {"results": {}, "configs": configs, "config": {"model": model, "model_args": "responses=x"}}
-    (folder / f"{stamp}_results.json").write_text(json.dumps(results), encoding="utf-8")
-    return folder
-
-
 # main right in instances 0, 1, 2; blind in 0; single frame in 0, 1; shuffled in 0 and 3
 RIGHT = {"main": {0, 1, 2}, "blind": {0}, "single_frame": {0, 1}, "shuffled": {0, 3}}
 
@@ -188,7 +120,7 @@ def test_runs_differing_beyond_the_visual_input_are_refused(known, tmp_path, cha
     main = {t: a for t, a in known.items() if t != shuffled}
     write_run(tmp_path / "a", main)
     write_run(tmp_path / "b", {shuffled: known[shuffled]}, stamp="20261201_111111",
-              records={shuffled: _record(shuffled, **change)})  # fmt: skip
+              records={shuffled: record(shuffled, **change)})  # fmt: skip
     runs = collect([tmp_path])
     with pytest.raises(DataError, match=f"{MAIN} vs {shuffled}: .*{field}.*--force"):
         time_order(runs, iters=ITERS)
@@ -207,7 +139,7 @@ def test_another_model_is_refused(known, tmp_path):
 def test_the_blind_variant_sees_no_frames_so_its_n_does_not_matter(known, tmp_path):
     blind = TASKS["blind"]
     write_run(tmp_path / "a", {t: a for t, a in known.items() if t != blind})
-    write_run(tmp_path / "b", {blind: known[blind]}, stamp="20261201_111111", records={blind: _record(blind, n=2)})
+    write_run(tmp_path / "b", {blind: known[blind]}, stamp="20261201_111111", records={blind: record(blind, n=2)})
     (result,) = time_order(collect([tmp_path]), iters=ITERS)
     assert _rows(result)["blind"].comparison.diff == 50.0 and not result.notes
 
@@ -217,7 +149,7 @@ def test_the_comparable_control_of_several_is_chosen(known, tmp_path):
     shuffled = TASKS["shuffled"]
     write_run(tmp_path / "a", known)
     write_run(tmp_path / "b", {shuffled: _answers(_docs(), set())}, stamp="20261201_111111",
-              records={shuffled: _record(shuffled, n=16)})  # fmt: skip
+              records={shuffled: record(shuffled, n=16)})  # fmt: skip
     (result,) = time_order(collect([tmp_path]), iters=ITERS)
     assert _rows(result)["shuffled"].comparison.base == 50.0
 
@@ -268,7 +200,7 @@ def test_score_against_n_from_provenance_not_folder_names(known, tmp_path):
     # folder names lie on purpose: N is each run's provenance frames.n
     for folder, n, right, stamp in (("n16", 4, {0}, "20261201_101010"), ("n4", 8, {0, 1}, "20261201_111111"),
                                     ("n8", 16, {0, 1, 2}, "20261201_121212")):  # fmt: skip
-        write_run(tmp_path / folder, {MAIN: _answers(docs, right)}, stamp=stamp, records={MAIN: _record(MAIN, n=n)})
+        write_run(tmp_path / folder, {MAIN: _answers(docs, right)}, stamp=stamp, records={MAIN: record(MAIN, n=n)})
     (series,) = frame_series(collect([tmp_path]), iters=ITERS)
     assert (series.task, series.key) == (MAIN, "instance_acc")
     assert [(p.n, p.value, p.groups) for p in series.points] == [(4, 25.0, 4), (8, 50.0, 4), (16, 75.0, 4)]
@@ -281,7 +213,7 @@ def test_score_against_n_from_provenance_not_folder_names(known, tmp_path):
 
 def test_runs_differing_in_more_than_n_are_no_sweep(known, tmp_path):
     docs = _docs()
-    write_run(tmp_path / "a", {MAIN: _answers(docs, {0})}, records={MAIN: _record(MAIN, n=4)})
+    write_run(tmp_path / "a", {MAIN: _answers(docs, {0})}, records={MAIN: record(MAIN, n=4)})
     write_run(tmp_path / "b", {MAIN: _answers(docs, {0})}, stamp="20261201_111111",
-              records={MAIN: _record(MAIN, n=8, reading="official")})  # fmt: skip
+              records={MAIN: record(MAIN, n=8, reading="official")})  # fmt: skip
     assert frame_series(collect([tmp_path])) == []
