@@ -95,6 +95,34 @@ class TaskRun:
             self.record = self.record if self.record is not None else record
         return self._items
 
+    @property
+    def repeats(self) -> int:
+        """k of a ``--repeats k`` run (1 otherwise), from its payloads."""
+        for payloads in self.items().values():
+            for p in payloads:
+                return len(p.get("repeats") or ()) or 1
+        return 1
+
+    def key_items(self, key: str, repeat: int | None = None) -> list:
+        """The payloads of ``key``; of a ``--repeats k`` run, one repeat's reading (``repeat``, default the first)."""
+        items = self.items().get(key) or []
+        return items if self.repeats == 1 else repeat_items(items, repeat or 0)
+
+
+def repeat_items(items: list, repeat: int) -> list:
+    """The payloads of a ``--repeats k`` run as a run of repeat ``repeat`` alone: its reading in place of the
+    top-level one (repeat 0's), no ``repeats`` list, so the aggregations score that repeat as a run of its own."""
+    out = []
+    for p in items:
+        readings = p.get("repeats")
+        if not readings:
+            out.append(p)
+            continue
+        one = {k: v for k, v in p.items() if k != "repeats"}
+        one.update(readings[repeat])
+        out.append(one)
+    return out
+
 
 def model_of(results: dict) -> str:
     """The model of a results file as a comparable identity: lmms-eval's model type, and the model it loaded
@@ -152,12 +180,12 @@ def shared_key(tasks: Sequence[str]) -> str | None:
     return next((k for k in key_order(tasks[0]) if all(k in o for o in others)), None)
 
 
-def outcomes_of(tr: TaskRun, key: str, which: str) -> GroupOutcomes:
-    """The group outcomes of ``key`` in ``tr``, exactly as ``compare`` reads them (checked against the value)."""
+def outcomes_of(tr: TaskRun, key: str, which: str, repeat: int | None = None) -> GroupOutcomes:
+    """The group outcomes of ``key`` in ``tr`` (of a ``--repeats k`` run: one repeat's), exactly as ``compare``
+    reads them (checked against the value the task's aggregation gives for the same payloads)."""
     for k, aggregate, outcomes in comparable_metrics(tr.task, categories=False):
         if k == key:
-            items = tr.items().get(key) or []
-            return key_outcomes(tr.task, key, which, aggregate, outcomes, items)
+            return key_outcomes(tr.task, key, which, aggregate, outcomes, tr.key_items(key, repeat))
     raise DataError(f"{tr.task}: {key} is not one of its group metrics.")
 
 
@@ -266,6 +294,8 @@ class TimeOrder:
     main_value: float
     rows: list[ControlRow]
     label_key: str | None = None
+    repeat: int | None = None  # of a --repeats k run: which repeat's reading (0-based), else None
+    repeats: int = 1
     labels: dict[str, str] = field(default_factory=dict)  # group id -> label
     categories: dict[str, list[str]] = field(default_factory=dict)  # group id -> its categories
     notes: list[str] = field(default_factory=list)
@@ -352,12 +382,33 @@ def time_order(
                     if refused is None:
                         raise
                     refused.append(str(exc))
-            if controls:
+            if not controls:
+                continue
+            k = main.repeats
+            if k == 1:
                 out.append(_one(spec, main, controls, force, iters, seed))
+                continue
+            # --repeats k: one reading per repeat, repeat r of main against repeat r of each control
+            for variant, control in list(controls.items()):
+                if control.repeats != k:
+                    problem = f"{main.task} has {k} repeats but {control.task} has {control.repeats}"
+                    if refused is None:
+                        raise DataError(f"{problem}; run the main task and its controls with the same --repeats.")
+                    refused.append(problem)
+                    del controls[variant]
+            out += [_one(spec, main, controls, force, iters, seed, repeat=r) for r in range(k)]
     return out
 
 
-def _one(spec: Benchmark, main: TaskRun, controls: dict[str, TaskRun], force: bool, iters: int, seed: int) -> TimeOrder:
+def _one(
+    spec: Benchmark,
+    main: TaskRun,
+    controls: dict[str, TaskRun],
+    force: bool,
+    iters: int,
+    seed: int,
+    repeat: int | None = None,
+) -> TimeOrder:
     notes: list[str] = []
     rows = []
     head = key_order(main.task)[0]
@@ -374,8 +425,8 @@ def _one(spec: Benchmark, main: TaskRun, controls: dict[str, TaskRun], force: bo
             notes.append(f"{label}: no group key in common; left out")
             continue
         if key not in main_outcomes:
-            main_outcomes[key] = outcomes_of(main, key, "main")
-        mo, co = main_outcomes[key], outcomes_of(control, key, "control")
+            main_outcomes[key] = outcomes_of(main, key, "main", repeat)
+        mo, co = main_outcomes[key], outcomes_of(control, key, "control", repeat)
         row = compare_outcomes(control.task, key, co, mo, iters=iters, seed=seed)
         if row is None:
             notes.append(f"{label} {key}: no group scored completely in both runs")
@@ -389,15 +440,16 @@ def _one(spec: Benchmark, main: TaskRun, controls: dict[str, TaskRun], force: bo
         rel, low, high = paired_ratio(b, n, strata, order=co.order, iters=iters, seed=seed)
         rows.append(ControlRow(variant, control.task, control.run, row, rel, (low, high), flip_table(mo, co)))
     if head not in main_outcomes:
-        main_outcomes[head] = outcomes_of(main, head, "main")
-    result = TimeOrder(spec.title, main, head, main_outcomes[head].value(), rows, notes=notes)
+        main_outcomes[head] = outcomes_of(main, head, "main", repeat)
+    result = TimeOrder(spec.title, main, head, main_outcomes[head].value(), rows, repeat=repeat,
+                       repeats=main.repeats, notes=notes)  # fmt: skip
     if set(controls) == set(VARIANTS):
         key = shared_key([main.task, *(controls[v].task for v in VARIANTS)])
         if key is not None:
-            mo = main_outcomes.get(key) or outcomes_of(main, key, "main")
-            cos = {v: outcomes_of(controls[v], key, "control") for v in VARIANTS}
+            mo = main_outcomes.get(key) or outcomes_of(main, key, "main", repeat)
+            cos = {v: outcomes_of(controls[v], key, "control", repeat) for v in VARIANTS}
             result.label_key, result.labels = key, label_groups(mo, cos)
-            cats = group_categories(main.items().get(key) or [])
+            cats = group_categories(main.key_items(key, repeat))
             result.categories = {g: cats.get(g, []) for g in result.labels}
     return result
 
@@ -458,6 +510,8 @@ def frame_series(taskruns: list[TaskRun], *, iters: int = ITERATIONS, seed: int 
                 by_n[tr.n] = tr
         if len(by_n) < 2:
             continue
+        if any(tr.repeats > 1 for tr in by_n.values()):
+            notes.append("--repeats runs: each N's first repeat (one reading per repeat; `timeorder` pairs the rest)")
         task = members[0].task
         key = key_order(task)[0]
         spec = of_task(task)

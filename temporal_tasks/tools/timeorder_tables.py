@@ -22,7 +22,7 @@ from temporal_tasks.tools.timeorder import (
 )
 
 ROW_FIELDS = [
-    "benchmark", "main_task", "main_run", "n", "control_task", "variant", "metric", "control", "main", "diff",
+    "benchmark", "main_task", "main_run", "n", "repeat", "control_task", "variant", "metric", "control", "main", "diff",
     "ci_low", "ci_high", "p_value", "groups", "relative", "relative_ci_low", "relative_ci_high", "right_in_both",
     "main_only", "control_only", "wrong_in_both",
 ]  # fmt: skip
@@ -45,6 +45,11 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)] + [
         "| " + " | ".join(map(cell, r)) + " |" for r in rows
     ]
+
+
+def repeat_text(t: TimeOrder) -> str:
+    """``"; repeat 2 of 3"`` for one repeat's reading of a ``--repeats k`` run, else ``""``."""
+    return "" if t.repeat is None else f"; repeat {t.repeat + 1} of {t.repeats}"
 
 
 def control_rows(t: TimeOrder) -> list[list[str]]:
@@ -86,7 +91,7 @@ def time_order_markdown(results: Sequence[TimeOrder], extra_rows: dict[int, list
     md: list[str] = []
     for i, t in enumerate(results):
         n = f"N={t.main.n}" if t.main.n is not None else "N unknown"
-        md += [f"### {t.benchmark}: `{t.main.task}` ({n}; model {t.main.model}; run {t.main.run})", ""]
+        md += [f"### {t.benchmark}: `{t.main.task}` ({n}{repeat_text(t)}; model {t.main.model}; run {t.main.run})", ""]
         md += _table(HEADER, control_rows(t) + (extra_rows or {}).get(i, [])) + [""]
         lines = label_lines(t)
         if lines:
@@ -120,8 +125,8 @@ def write_rows_csv(results: Sequence[TimeOrder], path: Path) -> Path:
         for t in results:
             for r in t.rows:
                 c, f = r.comparison, r.flips
-                w.writerow([t.benchmark, t.main.task, t.main.run, t.main.n, r.task, r.variant, c.metric, c.base,
-                            c.new, c.diff, c.ci_low, c.ci_high, c.p_value, c.groups, r.relative, *r.relative_ci,
+                w.writerow([t.benchmark, t.main.task, t.main.run, t.main.n, t.repeat, r.task, r.variant, c.metric,
+                            c.base, c.new, c.diff, c.ci_low, c.ci_high, c.p_value, c.groups, r.relative, *r.relative_ci,
                             f["both"], f["main_only"], f["control_only"], f["neither"]])  # fmt: skip
     return path
 
@@ -130,10 +135,10 @@ def write_labels_csv(results: Sequence[TimeOrder], path: Path) -> Path:
     """One CSV row per labelled group: benchmark, main task, run, group id, label, categories."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["benchmark", "main_task", "main_run", "metric", "group_id", "label", "categories"])
+        w.writerow(["benchmark", "main_task", "main_run", "repeat", "metric", "group_id", "label", "categories"])
         for t in results:
             for gid, label in t.labels.items():
-                w.writerow([t.benchmark, t.main.task, t.main.run, t.label_key, gid, label,
+                w.writerow([t.benchmark, t.main.task, t.main.run, t.repeat, t.label_key, gid, label,
                             ";".join(t.categories.get(gid, []))])  # fmt: skip
     return path
 

@@ -52,7 +52,7 @@ def record(task: str, n: int | None = 8, **changes) -> dict:
 
 def write_run(
     folder: Path,
-    answers: dict[str, dict[str, str]],
+    answers: dict[str, dict[str, str | list[str]]],
     *,
     stamp: str = "20261201_101010",
     model: str = "temporal_replay",
@@ -71,8 +71,9 @@ def write_run(
         process_results = resolve_function(task_config(task)["process_results"])
         with open(folder / f"{stamp}_samples_{task}.jsonl", "w", encoding="utf-8") as fh:
             for i, doc in enumerate(questions):
-                answer = given[doc["question_id"]]
-                line = {"doc_id": i, "target": doc["gold"], "filtered_resps": answer, **process_results(doc, [answer])}
+                answer = given[doc["question_id"]]  # a list: the k answers of a --repeats k run
+                results = answer if isinstance(answer, list) else [answer]
+                line = {"doc_id": i, "target": doc["gold"], "filtered_resps": answer, **process_results(doc, results)}
                 fh.write(json.dumps(line) + "\n")
         configs[task] = {"metadata": {"provenance": (records or {}).get(task) or record(task)}}
     reported = {

@@ -217,3 +217,23 @@ def test_runs_differing_in_more_than_n_are_no_sweep(known, tmp_path):
     write_run(tmp_path / "b", {MAIN: _answers(docs, {0})}, stamp="20261201_111111",
               records={MAIN: record(MAIN, n=8, reading="official")})  # fmt: skip
     assert frame_series(collect([tmp_path])) == []
+
+
+def test_repeats_give_one_reading_per_repeat(known, tmp_path):
+    # three repeats: main answers as `known` in repeat 1, all right in repeat 2, as the blind control in repeat 3;
+    # every control answers as in `known` in all three
+    questions = _docs()
+    everything = _answers(questions, {0, 1, 2, 3})
+    given = {task: {q: [a, a, a] for q, a in by_q.items()} for task, by_q in known.items()}
+    given[MAIN] = {q: [a, everything[q], known[TASKS["blind"]][q]] for q, a in known[MAIN].items()}
+    results = time_order(collect([write_run(tmp_path / "run", given)]), iters=ITERS)
+    assert [(r.repeat, r.repeats, r.main_value) for r in results] == [(0, 3, 75.0), (1, 3, 100.0), (2, 3, 25.0)]
+    assert [_rows(r)["shuffled"].comparison.diff for r in results] == [25.0, 50.0, -25.0]
+    assert [_rows(r)["blind"].flips for r in results][2] == {"both": 1, "main_only": 0, "control_only": 0, "neither": 3}
+    assert results[0].labels["timeblind/2"] == "needs the order" and results[1].labels["timeblind/3"] == (
+        "answerable without the order"
+    )
+    # a control with another number of repeats is refused
+    write_run(tmp_path / "other", {**given, TASKS["shuffled"]: known[TASKS["shuffled"]]}, stamp="20261201_111111")
+    with pytest.raises(DataError, match="timeblind_iacc has 3 repeats but timeblind_iacc_shuffled has 1"):
+        time_order(collect([tmp_path / "other"]), iters=ITERS)

@@ -20,6 +20,7 @@ from temporal_tasks.tools.timeorder_tables import (
     frames_chart,
     frames_markdown,
     label_lines,
+    repeat_text,
     write_frames_csv,
     write_labels_csv,
     write_rows_csv,
@@ -82,7 +83,7 @@ def time_order_parts(
     for t in results:
         who = labels.get(t.main.run, t.main.model)
         n = f"N={t.main.n}" if t.main.n is not None else "N unknown"
-        md = [f"#### Time order: {who}, `{t.main.task}` ({n})", ""]
+        md = [f"#### Time order: {who}, `{t.main.task}` ({n}{repeat_text(t)})", ""]
         papers = [] if t.benchmark in shown else paper_rows(t, references)
         shown.add(t.benchmark)
         md += md_table(HEADER, run_rows(t) + papers) + [""]
