@@ -313,7 +313,7 @@ class TimeOrder:
         return dict(sorted(out.items()))
 
 
-def _comparable(main: TaskRun, control: TaskRun, variant: str, spec: Benchmark) -> list[str]:
+def _comparable(main: TaskRun, control: TaskRun, variant: str) -> list[str]:
     """What differs between the two beyond the visual input (model first), as ``"field: a != b"``."""
     ignore = list(IGNORED[variant])
     if control.task != f"{main.task}_{variant}":
@@ -324,16 +324,16 @@ def _comparable(main: TaskRun, control: TaskRun, variant: str, spec: Benchmark) 
     return diffs
 
 
-def _pick_control(main: TaskRun, candidates: list[TaskRun], variant: str, spec: Benchmark, force: bool) -> TaskRun:
+def _pick_control(main: TaskRun, candidates: list[TaskRun], variant: str, force: bool) -> TaskRun:
     """The control run to pair with ``main``: one that differs in its visual input only, the same run preferred;
     with none, a ``DataError`` naming what differs (``force``: the same run's, else the newest)."""
-    fit = [c for c in candidates if not _comparable(main, c, variant, spec)]
+    fit = [c for c in candidates if not _comparable(main, c, variant)]
     same = [c for c in (fit or candidates) if c.run == main.run]
     if fit:
         return (same or fit)[-1]
     nearest = (same or candidates)[-1]
     if not force:
-        diffs = _comparable(main, nearest, variant, spec)
+        diffs = _comparable(main, nearest, variant)
         raise DataError(
             f"{main.task} vs {nearest.task}: the runs are not comparable, they differ beyond the visual input: "
             f"{'; '.join(diffs)} ({main.run} vs {nearest.run}). Run the controls with the main task's setting "
@@ -377,7 +377,7 @@ def time_order(
                 if not by_task.get(task):
                     continue
                 try:
-                    controls[variant] = _pick_control(main, by_task[task], variant, spec, force)
+                    controls[variant] = _pick_control(main, by_task[task], variant, force)
                 except DataError as exc:
                     if refused is None:
                         raise
@@ -415,7 +415,7 @@ def _one(
     main_outcomes: dict[str, GroupOutcomes] = {}
     for variant, control in controls.items():
         label = f"{main.task} vs {control.task}"
-        diffs = _comparable(main, control, variant, spec)
+        diffs = _comparable(main, control, variant)
         if diffs:  # only with force (else _pick_control refused)
             notes.append(f"{label}: compared with --force although {'; '.join(diffs)}")
         if main.record is None or control.record is None:
