@@ -247,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_compare_parser(sub)
 
-    from temporal_tasks.tools.timeorder_tables import add_timeorder_parser
+    from temporal_tasks.tools.timeorder.tables import add_timeorder_parser
 
     add_timeorder_parser(sub)
 

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -46,13 +47,31 @@ def _lines(task: str, right: set[int]) -> list[dict]:
     return out
 
 
-def test_timeorder_on_the_shortcut_groups(lmms_eval, offline_env, tmp_path, capsys):
-    lines = [line for tasks in RIGHT.values() for task, right in tasks.items() for line in _lines(task, right)]
-    from tests.conftest import write_responses
+@pytest.fixture(scope="module")
+def shortcut_run(fixture_root, cache_root, lmms_launch, tmp_path_factory) -> Path:
+    """One replay run of the TimeBlind and Vinoground shortcut groups with the answers of ``RIGHT`` at N=8: its
+    results folder (the time-order and viewer tests read it)."""
+    from tests.conftest import run_lmms_eval, write_responses
 
-    answers = write_responses(tmp_path / "answers.jsonl", lines)
-    run = lmms_eval("timeblind_shortcuts,vinoground_shortcuts", model_args=f"responses={answers},max_num_frames=8")
-    folder = run.out / "results"
+    work = tmp_path_factory.mktemp("timeorder")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
+        mp.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache_root))
+        lines = [line for tasks in RIGHT.values() for task, right in tasks.items() for line in _lines(task, right)]
+    answers = write_responses(work / "answers.jsonl", lines)
+    run_lmms_eval(
+        work / "run",
+        "timeblind_shortcuts,vinoground_shortcuts",
+        launch=lmms_launch,
+        fixture_root=fixture_root,
+        cache_root=cache_root,
+        model_args=f"responses={answers},max_num_frames=8",
+    )
+    return work / "run" / "results"
+
+
+def test_timeorder_on_the_shortcut_groups(shortcut_run, offline_env, tmp_path, capsys):
+    folder = shortcut_run
     assert cli.main(["timeorder", str(folder), "--csv", str(tmp_path / "rows.csv"), "--out", str(tmp_path / "o")]) == 0
     printed = capsys.readouterr().out
     assert "### TimeBlind: `timeblind_iacc` (N=8" in printed
@@ -145,3 +164,37 @@ def test_frame_sweep_through_lmms_eval_config(offline_env, fixture_root, cache_r
         time_order(collect([mixed]))
     assert cli.main(["timeorder", str(mixed)]) == 2
     assert "frames.n" in capsys.readouterr().err
+
+
+def test_time_order_view_in_browser(shortcut_run, offline_env, tmp_path):
+    from tests.helpers.browser import load, parse
+
+    out = tmp_path / "view.html"
+    assert cli.main(["view", str(shortcut_run), "--out", str(out)]) == 0
+    page = load(out, "task=timeblind_iacc&label=needs%20the%20order", tmp=tmp_path / "chromium")
+    assert page.console == [] and page.requests == []
+    dom = parse(page.dom)
+    rows = {tr.attrs["data-variant"]: tr for tr in dom.find(id="timeorder").find_all("tr")}
+    (result,) = [r for r in time_order(collect([shortcut_run])) if r.main.task == "timeblind_iacc"]
+    for row in result.rows:
+        shown = rows[row.variant]
+        assert shown.attrs["data-diff"] == f"{row.comparison.diff:.2f}"
+        assert shown.attrs["data-ci-low"] == f"{row.comparison.ci_low:.2f}"
+        assert shown.attrs["data-flips"] == ",".join(str(row.flips[k]) for k in ("both", "main_only", "control_only",
+                                                                                  "neither"))  # fmt: skip
+    counts = {li.attrs["data-label"]: li.attrs["data-count"] for li in dom.find(id="label-counts").find_all("li")}
+    assert counts == {"answerable blind": "1", "answerable from one frame": "1", "answerable without the order": "0",
+                      "needs the order": "1", "never right": "1"}  # fmt: skip
+    # the label filter: only instance 2, opened with each control's answer to each question beside main's
+    (group,) = dom.find(id="label-groups").find_all("details", data_group=True)
+    assert (group.attrs["data-group"], group.attrs["data-label"]) == ("timeblind/2", "needs the order")
+    members = group.find_all("tr")[1:]
+    assert len(members) == 4
+    for member in members:
+        tasks = [td.attrs["data-task"] for td in member.find_all("td", data_task=True)]
+        assert tasks == ["timeblind_iacc", "timeblind_iacc_blind", "timeblind_iacc_single_frame",
+                         "timeblind_iacc_shuffled"]  # fmt: skip
+    assert [td.attrs["data-ok"] for td in members[0].find_all("td", data_task=True)][0] == "true"
+    # a task with no controls in the run: no time-order view
+    page = load(out, "task=vinoground_group_shuffled", tmp=tmp_path / "chromium2")
+    assert parse(page.dom).find(id="timeorder-box").attrs.get("hidden") is not None

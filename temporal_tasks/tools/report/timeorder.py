@@ -13,7 +13,7 @@ from temporal_tasks.tools.report.references import Reference
 from temporal_tasks.tools.report.results import RunResults
 from temporal_tasks.tools.report.tables import md_table
 from temporal_tasks.tools.timeorder import RATIO_NAMES, VARIANT_NAMES, TimeOrder, collect, frame_series, time_order
-from temporal_tasks.tools.timeorder_tables import (
+from temporal_tasks.tools.timeorder.tables import (
     HEADER,
     INTRO,
     chart_name,
@@ -25,7 +25,7 @@ from temporal_tasks.tools.timeorder_tables import (
     write_labels_csv,
     write_rows_csv,
 )
-from temporal_tasks.tools.timeorder_tables import control_rows as run_rows
+from temporal_tasks.tools.timeorder.tables import control_rows as run_rows
 
 
 @dataclass

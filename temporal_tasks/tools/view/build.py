@@ -22,6 +22,7 @@ from temporal_tasks.tools.report.results import RunResults, load_run
 from temporal_tasks.tools.rescore import select_samples
 from temporal_tasks.tools.runs import Run
 from temporal_tasks.tools.view.extract import number, results_part, task_groups
+from temporal_tasks.tools.view.timeorder import timeorder_data
 
 
 def _select(path: str | Path, wanted: str | None) -> tuple[Run, dict[str, Path], RunResults | None, str]:
@@ -88,7 +89,7 @@ def _comparison(task: str, recs: list[dict | None], rows: list, refusal: str | N
 
 
 def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -> dict:
-    """The viewer's data: ``{"runs": [...], "tasks": [...], "notes": [...], "samples_bytes": n}``.
+    """The viewer's data: ``{"runs": [...], "tasks": [...], "notes": [...], "samples_bytes": n, "timeorder": [...]}``.
 
     ``paths`` holds one entry per run (one or two); ``wanted`` the ``--run`` of each (None: the newest complete).
     """
@@ -175,4 +176,6 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
         }
         for run, _files, results, note in chosen
     ]
-    return {"runs": runs, "tasks": out_tasks, "notes": notes, "samples_bytes": samples_bytes}
+    # one run: its main tasks against their shortcut variants (temporal-tasks timeorder), for the time-order view
+    timeorder = timeorder_data(_pin(chosen[0][0]), notes) if len(chosen) == 1 else []
+    return {"runs": runs, "tasks": out_tasks, "notes": notes, "samples_bytes": samples_bytes, "timeorder": timeorder}

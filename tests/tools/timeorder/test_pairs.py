@@ -1,25 +1,17 @@
-"""``temporal-tasks timeorder`` (``tools/timeorder.py``): pairing a main task with its shortcut variants, the flip
-table, the labels, tau/kappa, the refusals, and the score against N, on run folders written by hand from known
-answers (no lmms-eval run)."""
+"""Time order (``tools/timeorder/pairs.py``): a main task paired with its shortcut variants on run folders written
+by hand from known answers: the flip tables, labels, tau/kappa, rows equal to ``compare``'s, the refusals, repeats."""
 
 from __future__ import annotations
 
-import math
 import shutil
 
-import numpy as np
 import pytest
 
 from temporal_tasks.data.sources import DataError
-from temporal_tasks.scoring.bootstrap import GroupOutcomes, bootstrap_ci
-from temporal_tasks.tools.compare import compare_outcomes, compare_runs
+from temporal_tasks.tools.compare import compare_runs
 from temporal_tasks.tools.timeorder import (
     LABELS,
     collect,
-    flip_table,
-    frame_series,
-    label_groups,
-    paired_ratio,
     time_order,
 )
 from tests.helpers.timeorder_runs import MAIN, TASKS, record, write_run
@@ -152,71 +144,6 @@ def test_the_comparable_control_of_several_is_chosen(known, tmp_path):
               records={shuffled: record(shuffled, n=16)})  # fmt: skip
     (result,) = time_order(collect([tmp_path]), iters=ITERS)
     assert _rows(result)["shuffled"].comparison.base == 50.0
-
-
-def test_paired_ci_is_narrower_than_unpaired_on_correlated_groups():
-    rng = np.random.default_rng(3)
-    ability = rng.random(300)
-    control = (ability > 0.55).astype(np.int64)
-    main = np.where(rng.random(300) < 0.1, 1, control)  # the same groups right, a few more
-    counts = [np.stack([x, np.ones_like(x)], axis=1) for x in (control, main)]
-    ids = [str(i) for i in range(300)]
-    row = compare_outcomes("t", "k", GroupOutcomes(ids, counts[0]), GroupOutcomes(ids, counts[1]))
-    assert row is not None and row.ci_low > 0
-    # unpaired: each run's groups resampled on their own
-    draws = [rng.integers(0, 300, size=(2000, 300)) for _ in range(2)]
-    diff = 100 * main[draws[1]].mean(1) - 100 * control[draws[0]].mean(1)
-    low, high = np.percentile(diff, [2.5, 97.5])
-    assert row.ci_high - row.ci_low < 0.6 * (high - low)
-
-
-def test_flip_table_and_labels_by_hand():
-    def o(right: dict[str, int]) -> GroupOutcomes:
-        return GroupOutcomes(list(right), np.array([[r, 1] for r in right.values()]))
-
-    main = o({"a": 1, "b": 1, "c": 0, "d": 0, "e": 1})
-    ctrl = o({"a": 1, "b": 0, "c": 1, "d": 0})
-    assert flip_table(main, ctrl) == {"both": 1, "main_only": 1, "control_only": 1, "neither": 1}
-    zero = o(dict.fromkeys("abcde", 0))
-    labels = label_groups(main, {"blind": zero, "single_frame": zero, "shuffled": ctrl})
-    assert labels == {"a": "answerable without the order", "b": "needs the order",
-                      "c": "answerable without the order", "d": "never right"}  # fmt: skip
-    # a group of several units is right only when all are
-    partial = GroupOutcomes(["a"], np.array([[1, 2]]))
-    assert flip_table(partial, partial) == {"both": 0, "main_only": 0, "control_only": 0, "neither": 1}
-
-
-def test_paired_ratio_by_hand_and_undefined_at_zero():
-    base = np.array([[1, 1]] * 4 + [[0, 1]] * 6)
-    new = np.array([[1, 1]] * 6 + [[0, 1]] * 4)
-    value, low, high = paired_ratio(base, new, iters=500)
-    assert value == pytest.approx(0.5) and low <= value <= high
-    value, low, high = paired_ratio(np.array([[0, 1]] * 3), np.array([[1, 1]] * 3))
-    assert math.isnan(value) and math.isnan(low) and math.isnan(high)
-
-
-def test_score_against_n_from_provenance_not_folder_names(known, tmp_path):
-    docs = _docs()
-    # folder names lie on purpose: N is each run's provenance frames.n
-    for folder, n, right, stamp in (("n16", 4, {0}, "20261201_101010"), ("n4", 8, {0, 1}, "20261201_111111"),
-                                    ("n8", 16, {0, 1, 2}, "20261201_121212")):  # fmt: skip
-        write_run(tmp_path / folder, {MAIN: _answers(docs, right)}, stamp=stamp, records={MAIN: record(MAIN, n=n)})
-    (series,) = frame_series(collect([tmp_path]), iters=ITERS)
-    assert (series.task, series.key) == (MAIN, "instance_acc")
-    assert [(p.n, p.value, p.groups) for p in series.points] == [(4, 25.0, 4), (8, 50.0, 4), (16, 75.0, 4)]
-    for p, right in zip(series.points, ({0}, {0, 1}, {0, 1, 2}), strict=True):
-        counts = np.array([[int(g in right), 1] for g in range(4)])
-        assert (p.ci_low, p.ci_high) == bootstrap_ci(counts)
-    assert [(s.task, s.diff, s.groups) for s in series.steps] == [("N=4 -> N=8", 25.0, 4), ("N=8 -> N=16", 25.0, 4)]
-    assert not time_order(collect([tmp_path]))  # no control: no time-order result
-
-
-def test_runs_differing_in_more_than_n_are_no_sweep(known, tmp_path):
-    docs = _docs()
-    write_run(tmp_path / "a", {MAIN: _answers(docs, {0})}, records={MAIN: record(MAIN, n=4)})
-    write_run(tmp_path / "b", {MAIN: _answers(docs, {0})}, stamp="20261201_111111",
-              records={MAIN: record(MAIN, n=8, reading="official")})  # fmt: skip
-    assert frame_series(collect([tmp_path])) == []
 
 
 def test_repeats_give_one_reading_per_repeat(known, tmp_path):

@@ -1,5 +1,6 @@
-"""``temporal-tasks timeorder`` and ``sweep-frames``: the tables, CSVs and chart of :mod:`.timeorder`, and the
-subcommands (thin: every number comes from :mod:`temporal_tasks.tools.timeorder`)."""
+"""``temporal-tasks timeorder`` and ``sweep-frames``: the tables, CSVs and chart of
+:mod:`temporal_tasks.tools.timeorder`, and the subcommands (thin: every number comes from the package's other
+modules)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from temporal_tasks.tools.compare import ITERATIONS
 from temporal_tasks.tools.timeorder import (
-    ITERATIONS,
     LABELS,
     RATIO_NAMES,
     VARIANT_NAMES,
