@@ -46,6 +46,13 @@ def key_order(task: str) -> list[str]:
     return [k for k in dict.fromkeys(preferred) if k in keys] + [k for k in keys if k not in preferred]
 
 
+def category_keys(task: str, key: str) -> list[str]:
+    """The per-category group keys of ``key`` (``<key>_<category>``) that ``task`` reports, as ``compare --categories``
+    tests them."""
+    headline = set(key_order(task))
+    return [k for k, _, _ in comparable_metrics(task, categories=True) if k.startswith(f"{key}_") and k not in headline]
+
+
 def shared_key(tasks: Sequence[str]) -> str | None:
     """The first key (in the first task's :func:`key_order`) every task reports, or None."""
     others = [set(key_order(t)) for t in tasks[1:]]
@@ -55,7 +62,7 @@ def shared_key(tasks: Sequence[str]) -> str | None:
 def outcomes_of(tr: TaskRun, key: str, which: str, repeat: int | None = None) -> GroupOutcomes:
     """The group outcomes of ``key`` in ``tr`` (of a ``--repeats k`` run: one repeat's), exactly as ``compare``
     reads them (checked against the value the task's aggregation gives for the same payloads)."""
-    for k, aggregate, outcomes in comparable_metrics(tr.task, categories=False):
+    for k, aggregate, outcomes in comparable_metrics(tr.task, categories=True):
         if k == key:
             return key_outcomes(tr.task, key, which, aggregate, outcomes, tr.key_items(key, repeat))
     raise DataError(f"{tr.task}: {key} is not one of its group metrics.")

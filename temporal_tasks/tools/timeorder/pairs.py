@@ -21,6 +21,7 @@ from temporal_tasks.tools.timeorder.outcomes import (
     LABELS,
     VARIANTS,
     aligned,
+    category_keys,
     flip_table,
     key_order,
     label_groups,
@@ -56,6 +57,7 @@ class TimeOrder:
     label_key: str | None = None
     repeat: int | None = None  # of a --repeats k run: which repeat's reading (0-based), else None
     repeats: int = 1
+    category_rows: list[ControlRow] = field(default_factory=list)  # with --categories: per category key
     labels: dict[str, str] = field(default_factory=dict)  # group id -> label
     categories: dict[str, list[str]] = field(default_factory=dict)  # group id -> its categories
     notes: list[str] = field(default_factory=list)
@@ -119,10 +121,12 @@ def time_order(
     iters: int = ITERATIONS,
     seed: int = SEED,
     refused: list[str] | None = None,
+    categories: bool = False,
 ) -> list[TimeOrder]:
     """Each main task found (per run) against the controls found: see the module docstring. A control that differs
     beyond its visual input is a ``DataError`` (``force``: paired anyway, with a note); given a ``refused`` list, its
-    message is added there and the control left out instead (``report``)."""
+    message is added there and the control left out instead (``report``). ``categories``: also a row per category
+    key of the headline key (``TimeOrder.category_rows``)."""
     by_task: dict[str, list[TaskRun]] = {}
     for tr in taskruns:
         by_task.setdefault(tr.task, []).append(tr)
@@ -146,7 +150,7 @@ def time_order(
                 continue
             k = main.repeats
             if k == 1:
-                out.append(_one(spec, main, controls, force, iters, seed))
+                out.append(_one(spec, main, controls, force, iters, seed, categories=categories))
                 continue
             # --repeats k: one reading per repeat, repeat r of main against repeat r of each control
             for variant, control in list(controls.items()):
@@ -156,7 +160,7 @@ def time_order(
                         raise DataError(f"{problem}; run the main task and its controls with the same --repeats.")
                     refused.append(problem)
                     del controls[variant]
-            out += [_one(spec, main, controls, force, iters, seed, repeat=r) for r in range(k)]
+            out += [_one(spec, main, controls, force, iters, seed, r, categories) for r in range(k)]
     return out
 
 
@@ -168,9 +172,10 @@ def _one(
     iters: int,
     seed: int,
     repeat: int | None = None,
+    categories: bool = False,
 ) -> TimeOrder:
     notes: list[str] = []
-    rows = []
+    rows, category_rows = [], []
     head = key_order(main.task)[0]
     main_outcomes: dict[str, GroupOutcomes] = {}
     for variant, control in controls.items():
@@ -187,22 +192,28 @@ def _one(
         if key not in main_outcomes:
             main_outcomes[key] = outcomes_of(main, key, "main", repeat)
         mo, co = main_outcomes[key], outcomes_of(control, key, "control", repeat)
-        row = compare_outcomes(control.task, key, co, mo, iters=iters, seed=seed)
+        row = _row(variant, control, key, mo, co, iters, seed)
         if row is None:
             notes.append(f"{label} {key}: no group scored completely in both runs")
             continue
-        if row.groups < max(len(mo.ids), len(co.ids)):
+        if row.comparison.groups < max(len(mo.ids), len(co.ids)):
             notes.append(
-                f"{label} {key}: {row.groups} groups scored completely in both (main {len(mo.ids)}, control "
-                f"{len(co.ids)}); values are on the common groups"
+                f"{label} {key}: {row.comparison.groups} groups scored completely in both (main {len(mo.ids)}, "
+                f"control {len(co.ids)}); values are on the common groups"
             )
-        b, n, strata = aligned(co, mo)
-        rel, low, high = paired_ratio(b, n, strata, order=co.order, iters=iters, seed=seed)
-        rows.append(ControlRow(variant, control.task, control.run, row, rel, (low, high), flip_table(mo, co)))
+        rows.append(row)
+        if categories:
+            both = set(category_keys(control.task, key))
+            for cat_key in (k for k in category_keys(main.task, key) if k in both):
+                mo_k = outcomes_of(main, cat_key, "main", repeat)
+                found = _row(variant, control, cat_key, mo_k, outcomes_of(control, cat_key, "control", repeat),
+                             iters, seed)  # fmt: skip
+                if found is not None:
+                    category_rows.append(found)
     if head not in main_outcomes:
         main_outcomes[head] = outcomes_of(main, head, "main", repeat)
     result = TimeOrder(spec.title, main, head, main_outcomes[head].value(), rows, repeat=repeat,
-                       repeats=main.repeats, notes=notes)  # fmt: skip
+                       repeats=main.repeats, category_rows=category_rows, notes=notes)  # fmt: skip
     if set(controls) == set(VARIANTS):
         key = shared_key([main.task, *(controls[v].task for v in VARIANTS)])
         if key is not None:
@@ -212,3 +223,15 @@ def _one(
             cats = group_categories(main.key_items(key, repeat))
             result.categories = {g: cats.get(g, []) for g in result.labels}
     return result
+
+
+def _row(
+    variant: str, control: TaskRun, key: str, mo: GroupOutcomes, co: GroupOutcomes, iters: int, seed: int
+) -> ControlRow | None:
+    """Main against one control on one key: ``compare``'s row (BASE = control), the relative gain, the flips."""
+    row = compare_outcomes(control.task, key, co, mo, iters=iters, seed=seed)
+    if row is None:
+        return None
+    b, n, strata = aligned(co, mo)
+    rel, low, high = paired_ratio(b, n, strata, order=co.order, iters=iters, seed=seed)
+    return ControlRow(variant, control.task, control.run, row, rel, (low, high), flip_table(mo, co))

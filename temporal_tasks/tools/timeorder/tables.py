@@ -15,6 +15,7 @@ from temporal_tasks.tools.timeorder import (
     LABELS,
     RATIO_NAMES,
     VARIANT_NAMES,
+    ControlRow,
     FrameSeries,
     TimeOrder,
     collect,
@@ -57,15 +58,18 @@ def control_rows(t: TimeOrder) -> list[list[str]]:
     """Rows of one time-order table: main, then each control (values, main - control with CI and p, tau/kappa,
     flips)."""
     rows = [["video (main task)", f"`{t.main.task}`", t.key, "", _f(t.main_value), "", "", "", "", "", "", "", "", ""]]
-    for r in t.rows:
-        c, f = r.comparison, r.flips
-        rel = f"{RATIO_NAMES[r.variant]} {_f(r.relative, sign=True)} [{_f(r.relative_ci[0])}, {_f(r.relative_ci[1])}]"
-        rows.append([
-            VARIANT_NAMES[r.variant], f"`{r.task}`", c.metric, _f(c.base), _f(c.new), _f(c.diff, sign=True),
-            f"[{_f(c.ci_low)}, {_f(c.ci_high)}]", _p(c.p_value), str(c.groups), rel,
-            str(f["both"]), str(f["main_only"]), str(f["control_only"]), str(f["neither"]),
-        ])  # fmt: skip
-    return rows
+    return rows + [row_cells(r) for r in t.rows]
+
+
+def row_cells(r: ControlRow) -> list[str]:
+    """One control's row: values, main - control with CI and p, the relative gain, the flips."""
+    c, f = r.comparison, r.flips
+    rel = f"{RATIO_NAMES[r.variant]} {_f(r.relative, sign=True)} [{_f(r.relative_ci[0])}, {_f(r.relative_ci[1])}]"
+    return [
+        VARIANT_NAMES[r.variant], f"`{r.task}`", c.metric, _f(c.base), _f(c.new), _f(c.diff, sign=True),
+        f"[{_f(c.ci_low)}, {_f(c.ci_high)}]", _p(c.p_value), str(c.groups), rel,
+        str(f["both"]), str(f["main_only"]), str(f["control_only"]), str(f["neither"]),
+    ]  # fmt: skip
 
 
 HEADER = ["Input", "Task", "Metric", "Control", "Main", "Main − control", "95% CI", "p", "groups",
@@ -94,6 +98,9 @@ def time_order_markdown(results: Sequence[TimeOrder], extra_rows: dict[int, list
         n = f"N={t.main.n}" if t.main.n is not None else "N unknown"
         md += [f"### {t.benchmark}: `{t.main.task}` ({n}{repeat_text(t)}; model {t.main.model}; run {t.main.run})", ""]
         md += _table(HEADER, control_rows(t) + (extra_rows or {}).get(i, [])) + [""]
+        if t.category_rows:
+            md += ["Per category of the headline key (`--categories`):", ""]
+            md += _table(HEADER, [row_cells(r) for r in t.category_rows]) + [""]
         lines = label_lines(t)
         if lines:
             md += lines + [""]
@@ -124,7 +131,7 @@ def write_rows_csv(results: Sequence[TimeOrder], path: Path) -> Path:
         w = csv.writer(fh)
         w.writerow(ROW_FIELDS)
         for t in results:
-            for r in t.rows:
+            for r in [*t.rows, *t.category_rows]:
                 c, f = r.comparison, r.flips
                 w.writerow([t.benchmark, t.main.task, t.main.run, t.main.n, t.repeat, r.task, r.variant, c.metric,
                             c.base, c.new, c.diff, c.ci_low, c.ci_high, c.p_value, c.groups, r.relative, *r.relative_ci,
@@ -232,6 +239,7 @@ def add_timeorder_parser(subparsers: Any) -> Any:
     )
     p.add_argument("runs", nargs="+", help="run folders (or files) holding the main task and its controls' samples")
     p.add_argument("--force", action="store_true", help="pair runs even if they differ beyond the visual input")
+    p.add_argument("--categories", action="store_true", help="also a row per category of the headline key")
     p.add_argument("--csv", help="also write the rows (one per main task and control) to this CSV file")
     p.add_argument("--out", help="also write timeorder.md, the CSVs and the frame charts here")
     p.add_argument("--iterations", type=int, default=ITERATIONS, help=f"resamples (default {ITERATIONS})")
@@ -254,7 +262,7 @@ def add_timeorder_parser(subparsers: Any) -> Any:
 
 def _cmd_timeorder(args: Any) -> int:
     runs = collect(args.runs)
-    results = time_order(runs, force=args.force, iters=args.iterations)
+    results = time_order(runs, force=args.force, iters=args.iterations, categories=args.categories)
     series = frame_series(runs, iters=args.iterations)
     print(document(results, series), end="")
     if args.csv:

@@ -82,20 +82,22 @@ def test_a_control_answering_as_main_gives_zero_with_ci_zero(known, tmp_path):
 
 def test_each_row_is_what_compare_gives_for_the_two_runs(known, tmp_path):
     run = write_run(tmp_path / "run", known)
-    (result,) = time_order(collect([run]))
-    for row in result.rows:
+    (result,) = time_order(collect([run]), categories=True)
+    assert len(result.category_rows) > len(result.rows)  # TimeBlind's categories of instance_acc
+    for variant in ("blind", "single_frame", "shuffled"):
         # the control's samples as a run of the main task: compare(CONTROL, MAIN) on the same groups
-        alone = tmp_path / f"as_main_{row.variant}"
+        alone = tmp_path / f"as_main_{variant}"
         alone.mkdir()
-        (src,) = run.glob(f"*_samples_{row.task}.jsonl")
-        shutil.copy(src, alone / src.name.replace(row.task, MAIN))
-        rows, _ = compare_runs(alone, run)
-        (expected,) = [r for r in rows if r.metric == row.comparison.metric]
-        got = row.comparison
-        assert (got.base, got.new, got.diff, got.ci_low, got.ci_high, got.p_value, got.groups) == (
-            expected.base, expected.new, expected.diff, expected.ci_low, expected.ci_high, expected.p_value,
-            expected.groups,
-        )  # fmt: skip
+        (src,) = run.glob(f"*_samples_{TASKS[variant]}.jsonl")
+        shutil.copy(src, alone / src.name.replace(TASKS[variant], MAIN))
+        expected = {r.metric: r for r in compare_runs(alone, run, categories=True)[0]}
+        mine = [r for r in [*result.rows, *result.category_rows] if r.variant == variant]
+        assert len(mine) > 1
+        for row in mine:
+            got, want = row.comparison, expected[row.comparison.metric]
+            assert (got.base, got.new, got.diff, got.ci_low, got.ci_high, got.p_value, got.groups) == (
+                want.base, want.new, want.diff, want.ci_low, want.ci_high, want.p_value, want.groups,
+            )  # fmt: skip
 
 
 @pytest.mark.parametrize(
