@@ -33,6 +33,7 @@ from temporal_tasks.tools.timeorder.outcomes import (
     VARIANT_NAMES,
     VARIANTS,
     flip_table,
+    group_metrics,
     key_order,
     label_groups,
     outcomes_of,
@@ -45,6 +46,6 @@ from temporal_tasks.tools.timeorder.runs import TaskRun, collect, model_of, repe
 
 __all__ = [
     "LABELS", "RATIO_NAMES", "VARIANTS", "VARIANT_NAMES", "ControlRow", "FramePoint", "FrameSeries", "TaskRun",
-    "TimeOrder", "collect", "flip_table", "frame_series", "key_order", "label_groups", "model_of", "outcomes_of",
-    "paired_ratio", "repeat_items", "right_groups", "shared_key", "time_order",
+    "TimeOrder", "collect", "flip_table", "frame_series", "group_metrics", "key_order", "label_groups", "model_of",
+    "outcomes_of", "paired_ratio", "repeat_items", "right_groups", "shared_key", "time_order",
 ]  # fmt: skip

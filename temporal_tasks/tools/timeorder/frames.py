@@ -10,11 +10,10 @@ from temporal_tasks.tools.compare import (
     ITERATIONS,
     SEED,
     Comparison,
-    comparable_metrics,
     compare_outcomes,
 )
 from temporal_tasks.tools.provenance import differences
-from temporal_tasks.tools.timeorder.outcomes import FRAME_FIELDS, key_order, outcomes_of
+from temporal_tasks.tools.timeorder.outcomes import FRAME_FIELDS, group_metrics, key_order, outcomes_of
 from temporal_tasks.tools.timeorder.runs import TaskRun
 
 
@@ -48,7 +47,7 @@ def frame_series(taskruns: list[TaskRun], *, iters: int = ITERATIONS, seed: int 
     when they hold at least two values of N."""
     sets: list[list[TaskRun]] = []
     for tr in taskruns:
-        if tr.record is None or not comparable_metrics(tr.task):
+        if tr.record is None or not group_metrics(tr.task):
             continue
         for members in sets:
             first = members[0]

@@ -3,9 +3,10 @@ table, the labels, the relative gain with its paired bootstrap CI."""
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -37,10 +38,18 @@ DATA_FIELDS = ("data.annotations_sha256", "data.videos_sha256")
 FRAME_FIELDS = ("frames.n", "paired_layout")  # what a frame sweep varies (the paired layout follows N)
 
 
+@functools.lru_cache(maxsize=256)
+def group_metrics(task: str, categories: bool = False) -> tuple[tuple[str, Callable, Callable], ...]:
+    """``compare``'s :func:`~temporal_tasks.tools.compare.comparable_metrics` of ``task``, read once per task: each
+    call parses the task's YAMLs, and a time-order table asks for them dozens of times. A cache of a pure function
+    of the installed task files, not run state."""
+    return tuple(comparable_metrics(task, categories))
+
+
 def key_order(task: str) -> list[str]:
     """The group keys of ``task`` that ``compare`` tests, headline first: the spec's ``primary`` then ``headline``
     keys, then the others."""
-    keys = [k for k, _, _ in comparable_metrics(task)]
+    keys = [k for k, _, _ in group_metrics(task)]
     spec = of_task(task)
     preferred = [*(spec.primary if spec else ()), *(spec.headline if spec else ())]
     return [k for k in dict.fromkeys(preferred) if k in keys] + [k for k in keys if k not in preferred]
@@ -50,7 +59,7 @@ def category_keys(task: str, key: str) -> list[str]:
     """The per-category group keys of ``key`` (``<key>_<category>``) that ``task`` reports, as ``compare --categories``
     tests them."""
     headline = set(key_order(task))
-    return [k for k, _, _ in comparable_metrics(task, categories=True) if k.startswith(f"{key}_") and k not in headline]
+    return [k for k, _, _ in group_metrics(task, True) if k.startswith(f"{key}_") and k not in headline]
 
 
 def shared_key(tasks: Sequence[str]) -> str | None:
@@ -62,7 +71,7 @@ def shared_key(tasks: Sequence[str]) -> str | None:
 def outcomes_of(tr: TaskRun, key: str, which: str, repeat: int | None = None) -> GroupOutcomes:
     """The group outcomes of ``key`` in ``tr`` (of a ``--repeats k`` run: one repeat's), exactly as ``compare``
     reads them (checked against the value the task's aggregation gives for the same payloads)."""
-    for k, aggregate, outcomes in comparable_metrics(tr.task, categories=True):
+    for k, aggregate, outcomes in group_metrics(tr.task, True):
         if k == key:
             return key_outcomes(tr.task, key, which, aggregate, outcomes, tr.key_items(key, repeat))
     raise DataError(f"{tr.task}: {key} is not one of its group metrics.")

@@ -6,17 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from temporal_tasks.base.errors import DataError
-from temporal_tasks.tools.timeorder import LABELS, VARIANT_NAMES, collect, time_order
+from temporal_tasks.tools.timeorder import LABELS, VARIANT_NAMES, TaskRun, collect, time_order
 from temporal_tasks.tools.view.extract import number
 
 
-def timeorder_data(path: Path, notes: list[str]) -> list[dict]:
-    """One entry per main task of the run at ``path`` that has controls (a ``--repeats`` run: its first repeat):
-    ``{main, benchmark, n, key, value, label_key, tasks, rows, labels, counts}``. A refused pair goes to ``notes``."""
+def run_tasks(path: Path) -> dict[str, TaskRun]:
+    """The tasks of the run at ``path`` (``timeorder``'s reading of a run; payloads read once, on use), by name."""
     try:
-        taskruns = collect([path])
+        return {tr.task: tr for tr in collect([path])}
     except DataError:
-        return []
+        return {}
+
+
+def timeorder_data(taskruns: list[TaskRun], notes: list[str]) -> list[dict]:
+    """One entry per main task of the run's tasks that has controls (a ``--repeats`` run: its first repeat):
+    ``{main, benchmark, n, key, value, label_key, tasks, rows, labels, counts}``. A refused pair goes to ``notes``."""
     refused: list[str] = []
     results = [t for t in time_order(taskruns, refused=refused) if not t.repeat]
     notes += [f"time order: {note}" for note in refused]
