@@ -247,6 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_compare_parser(sub)
 
+    from temporal_tasks.tools.timeorder.tables import add_timeorder_parser
+
+    add_timeorder_parser(sub)
+
     from temporal_tasks.tools.view import add_view_parser
 
     add_view_parser(sub)

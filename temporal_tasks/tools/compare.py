@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ import numpy as np
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.harness.task_configs import resolve_function, task_config
 from temporal_tasks.scoring.aggregations import Aggregation
-from temporal_tasks.scoring.bootstrap import stratified_percent
+from temporal_tasks.scoring.bootstrap import GroupOutcomes, stratified_percent
 from temporal_tasks.tools.provenance import differences
 from temporal_tasks.tools.rescore import select_samples, task_items
 from temporal_tasks.tools.samples import scorable_lines
@@ -157,47 +157,75 @@ def compare_runs(
         if note:
             notes.append(f"{which}: {note}")
     for task in shared:
-        lines_b, rec_b, _ = scorable_lines(task, files_b[task])
-        lines_n, rec_n, _ = scorable_lines(task, files_n[task])
-        if rec_b is not None and rec_n is not None:
-            diffs = differences(rec_b, rec_n)
-            if diffs and not force:
-                raise DataError(
-                    f"{task}: the runs are not comparable, their provenance differs: {'; '.join(diffs)}. "
-                    "Compare runs of the same setting, or pass --force to compare anyway."
-                )
-            if diffs:
-                notes.append(f"{task}: compared with --force although {'; '.join(diffs)}")
-        else:
-            notes.append(f"{task}: a results JSON with provenance is missing beside the samples; not checked")
-        items_b, _mode_b = task_items(task, lines_b)
-        items_n, _mode_n = task_items(task, lines_n)
+        items_b, rec_b = read_task(task, files_b[task])
+        items_n, rec_n = read_task(task, files_n[task])
+        notes += check_comparable(task, rec_b, rec_n, force)
         for key, aggregate, outcomes in comparable_metrics(task, categories):
             if not items_b[key] or not items_n[key]:
                 continue
             # each run's payloads carry the reading they were read in: the aggregations follow it
-            ob = outcomes(items_b[key])
-            _check(task, key, "BASE", ob.value(), aggregate(items_b[key]))
-            on = outcomes(items_n[key])
-            _check(task, key, "NEW", on.value(), aggregate(items_n[key]))
-            row_n = {gid: i for i, gid in enumerate(on.ids)}
-            common = [(i, row_n[g]) for i, g in enumerate(ob.ids) if g in row_n]
-            if not common:
+            ob = key_outcomes(task, key, "BASE", aggregate, outcomes, items_b[key])
+            on = key_outcomes(task, key, "NEW", aggregate, outcomes, items_n[key])
+            row = compare_outcomes(task, key, ob, on, iters=iters, seed=seed)
+            if row is None:
                 notes.append(f"{task} {key}: no group scored completely in both runs")
                 continue
-            bi = np.asarray([i for i, _ in common], dtype=np.int64)
-            ni = np.asarray([j for _, j in common], dtype=np.int64)
-            strata = [ob.strata[i] for i in bi] if ob.strata is not None else None
-            vb, vn, diff, low, high, p = paired_test(
-                ob.counts[bi], on.counts[ni], strata, order=ob.order, iters=iters, seed=seed
-            )
-            rows.append(Comparison(task, key, vb, vn, diff, low, high, p, len(common)))
-            if len(common) < max(len(ob.ids), len(on.ids)):
+            rows.append(row)
+            if row.groups < max(len(ob.ids), len(on.ids)):
                 notes.append(
-                    f"{task} {key}: {len(common)} groups scored completely in both runs "
+                    f"{task} {key}: {row.groups} groups scored completely in both runs "
                     f"(BASE {len(ob.ids)}, NEW {len(on.ids)}); values are on the common groups"
                 )
     return rows, list(dict.fromkeys(notes))
+
+
+def read_task(task: str, file: Path) -> tuple[dict[str, list], dict | None]:
+    """``({metric key: payloads}, provenance record or None)`` of one task's samples file, read as recorded."""
+    lines, record, _ = scorable_lines(task, file)
+    items, _mode = task_items(task, lines)
+    return items, record
+
+
+def check_comparable(
+    label: str, rec_b: dict | None, rec_n: dict | None, force: bool, ignore: Collection[str] = ()
+) -> list[str]:
+    """Refuse (``DataError``) two runs whose provenance differs (:func:`differences`, less ``ignore``) unless
+    ``force``; returns the notes to print (what was forced, or that a record was missing)."""
+    if rec_b is None or rec_n is None:
+        return [f"{label}: a results JSON with provenance is missing beside the samples; not checked"]
+    diffs = differences(rec_b, rec_n, ignore)
+    if diffs and not force:
+        raise DataError(
+            f"{label}: the runs are not comparable, their provenance differs: {'; '.join(diffs)}. "
+            "Compare runs of the same setting, or pass --force to compare anyway."
+        )
+    return [f"{label}: compared with --force although {'; '.join(diffs)}"] if diffs else []
+
+
+def key_outcomes(
+    task: str, key: str, which: str, aggregate: Callable, outcomes: Callable, items: list
+) -> GroupOutcomes:
+    """The group outcomes of ``key`` over ``items``, checked to give the very value the task's aggregation does."""
+    found = outcomes(items)
+    _check(task, key, which, found.value(), aggregate(items))
+    return found
+
+
+def compare_outcomes(
+    task: str, key: str, ob: GroupOutcomes, on: GroupOutcomes, *, iters: int = ITERATIONS, seed: int = SEED
+) -> Comparison | None:
+    """NEW - BASE of one key over the groups both outcomes scored (BASE's group order), or None when none."""
+    row_n = {gid: i for i, gid in enumerate(on.ids)}
+    common = [(i, row_n[g]) for i, g in enumerate(ob.ids) if g in row_n]
+    if not common:
+        return None
+    bi = np.asarray([i for i, _ in common], dtype=np.int64)
+    ni = np.asarray([j for _, j in common], dtype=np.int64)
+    strata = [ob.strata[i] for i in bi] if ob.strata is not None else None
+    vb, vn, diff, low, high, p = paired_test(
+        ob.counts[bi], on.counts[ni], strata, order=ob.order, iters=iters, seed=seed
+    )
+    return Comparison(task, key, vb, vn, diff, low, high, p, len(common))
 
 
 def _check(task: str, key: str, which: str, from_groups: float, from_metric: Any) -> None:

@@ -13,7 +13,7 @@ beside one that cannot, and every line of :func:`describe` marks it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from temporal_tasks.compat.encode_cache import AFFECTED_ADAPTERS
@@ -94,8 +94,11 @@ def reading_of(record: Mapping) -> str | None:
     return (rescored or {}).get("reading") or record.get("reading")
 
 
-def differences(base: Mapping, new: Mapping) -> list[str]:
-    """The comparable fields (:data:`COMPARABLE_FIELDS`) whose values differ, as ``"field: a != b"``."""
+def differences(base: Mapping, new: Mapping, ignore: Collection[str] = ()) -> list[str]:
+    """The comparable fields (:data:`COMPARABLE_FIELDS`) whose values differ, as ``"field: a != b"``.
+
+    ``ignore``: fields that differ by design between the two (``timeorder``: a shortcut variant against its main
+    task differs in ``shortcut``, the visual input, and nothing else may differ)."""
     out = []
     if bool(base.get("imported")) != bool(new.get("imported")):
         out.append(f"answers: {answers_source(base)} != {answers_source(new)}")
@@ -105,6 +108,8 @@ def differences(base: Mapping, new: Mapping) -> list[str]:
                  for r in risky]  # fmt: skip
         out.append(f"frames sent: {shown[0]} != {shown[1]}")
     for field in COMPARABLE_FIELDS:
+        if field in ignore:
+            continue
         a, b = _get(base, field), _get(new, field)
         if field == "reading":  # a rescore's reading replaces the run's
             a, b = reading_of(base), reading_of(new)

@@ -14,6 +14,7 @@ from temporal_tasks.tools.report.results import RunResults, disambiguate, find_r
 from temporal_tasks.tools.report.sections import build_views
 from temporal_tasks.tools.report.summary import summary_table
 from temporal_tasks.tools.report.tables import render_markdown, write_csv
+from temporal_tasks.tools.report.timeorder import time_order_parts
 
 
 def write_report(
@@ -23,7 +24,8 @@ def write_report(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     disambiguate(runs)
-    views = build_views(runs, references if references is not None else load_references())
+    references = references if references is not None else load_references()
+    views = build_views(runs, references)
     written: list[Path] = []
     chart_paths: dict[tuple, Path] = {}
     if charts and not have_matplotlib():
@@ -40,11 +42,14 @@ def write_report(
                     p = category_chart(view, tv, family, out)
                     if p:
                         chart_paths[(view.spec.name, tv.task, family)] = p
+    parts = time_order_parts(runs, references, out, charts)
+    for note in parts.notes:
+        logger.warning(f"report: time order: {note}")
     md_path = out / "report.md"
-    md_path.write_text(render_markdown(runs, views, chart_paths), encoding="utf-8")
+    md_path.write_text(render_markdown(runs, views, chart_paths, parts.by_benchmark, parts.frames), encoding="utf-8")
     csv_path = out / "report.csv"
     write_csv(views, csv_path)
-    written += [md_path, csv_path, *chart_paths.values()]
+    written += [md_path, csv_path, *chart_paths.values(), *parts.written]
     return written
 
 

@@ -105,10 +105,18 @@ def _shortcut_table(view: BenchmarkView) -> list[str]:
     return md + md_table(["Model", "Input", *cols], rows) + [""]
 
 
-def render_markdown(runs: list[RunResults], views: list[BenchmarkView], charts: dict[tuple, Path]) -> str:
-    """``report.md``: the runs, then per benchmark its chart, shortcut table and per-task tables.
+def render_markdown(
+    runs: list[RunResults],
+    views: list[BenchmarkView],
+    charts: dict[tuple, Path],
+    timeorder: dict[str, list[str]] | None = None,
+    frames: str = "",
+) -> str:
+    """``report.md``: the runs, then per benchmark its chart, shortcut table, time-order tables and per-task tables,
+    then the frame-count tables.
 
-    ``charts``: the PNG of each ``(section, "headline")`` and ``(section, task, family)`` that has one.
+    ``charts``: the PNG of each ``(section, "headline")`` and ``(section, task, family)`` that has one;
+    ``timeorder``: per section, its time-order Markdown lines; ``frames``: the frame-count Markdown.
     """
     md = [
         "# Temporal reasoning report",
@@ -133,6 +141,7 @@ def render_markdown(runs: list[RunResults], views: list[BenchmarkView], charts: 
         if chart:
             md += [f"![{view.spec.name} headline metrics]({chart.name})", ""]
         md += _shortcut_table(view)
+        md += (timeorder or {}).get(view.spec.name, [])
         for tv in view.tasks:
             md += [f"### {tv.task}", ""]
             if tv.headline:
@@ -158,6 +167,10 @@ def render_markdown(runs: list[RunResults], views: list[BenchmarkView], charts: 
                 md += md_table(["Metric", *(s.label for s in runs_only)], rows) + [""]
         if view.references:
             md += _reference_notes(view.references)
+    if frames:
+        md += ["", "## Frame count", "", "Runs of one task and model that differ only in N (each run's provenance "
+               "`frames.n`): the score with its group-bootstrap 95% CI, and the paired difference between successive "
+               "N (docs/time-order.md).", "", frames]  # fmt: skip
     return "\n".join(md).rstrip() + "\n"
 
 

@@ -15,13 +15,15 @@ from typing import Any
 
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.harness.task_configs import our_tasks
-from temporal_tasks.tools.compare import Comparison, compare_runs
+from temporal_tasks.tools.compare import Comparison, compare_runs, read_task
 from temporal_tasks.tools.provenance import describe, differences
 from temporal_tasks.tools.report.layout import benchmark_of, benchmarks, ordered
 from temporal_tasks.tools.report.results import RunResults, load_run
 from temporal_tasks.tools.rescore import select_samples
 from temporal_tasks.tools.runs import Run
+from temporal_tasks.tools.view.category_ci import category_cis
 from temporal_tasks.tools.view.extract import number, results_part, task_groups
+from temporal_tasks.tools.view.timeorder import run_tasks, timeorder_data
 
 
 def _select(path: str | Path, wanted: str | None) -> tuple[Run, dict[str, Path], RunResults | None, str]:
@@ -88,7 +90,7 @@ def _comparison(task: str, recs: list[dict | None], rows: list, refusal: str | N
 
 
 def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -> dict:
-    """The viewer's data: ``{"runs": [...], "tasks": [...], "notes": [...], "samples_bytes": n}``.
+    """The viewer's data: ``{"runs": [...], "tasks": [...], "notes": [...], "samples_bytes": n, "timeorder": [...]}``.
 
     ``paths`` holds one entry per run (one or two); ``wanted`` the ``--run`` of each (None: the newest complete).
     """
@@ -110,6 +112,8 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
             rows, _notes = compare_runs(_pin(chosen[0][0]), _pin(chosen[1][0]), categories=True, force=True)
         except DataError as exc:
             refusal_all = str(exc)
+    # one run: its tasks read once, for the per-category CIs and the time-order view
+    taskruns = run_tasks(_pin(chosen[0][0])) if len(chosen) == 1 else {}
     out_tasks = []
     samples_bytes = 0
     for task in tasks:
@@ -123,7 +127,9 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
                 continue
             samples_bytes += files[task].stat().st_size
             per_run.append(task_groups(task, files[task], prompts))
-            parts.append(results_part(task, results))
+            read = taskruns.get(task) if len(chosen) == 1 else None
+            cis = category_cis(task, read.items() if read is not None else read_task(task, files[task])[0])
+            parts.append(results_part(task, results, cis))
         groups = _merge(per_run)
         spec = benchmark_of(task)
         runs_part: list[dict | None] = []
@@ -175,4 +181,6 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
         }
         for run, _files, results, note in chosen
     ]
-    return {"runs": runs, "tasks": out_tasks, "notes": notes, "samples_bytes": samples_bytes}
+    # one run: its main tasks against their shortcut variants (temporal-tasks timeorder), for the time-order view
+    timeorder = timeorder_data(list(taskruns.values()), notes) if len(chosen) == 1 else []
+    return {"runs": runs, "tasks": out_tasks, "notes": notes, "samples_bytes": samples_bytes, "timeorder": timeorder}

@@ -86,7 +86,7 @@ def _headline(task: str, values: dict) -> list[list]:
     return rows
 
 
-def _categories(task: str, values: dict) -> dict[str, list[list]]:
+def _categories(task: str, values: dict, cis: dict[str, tuple[float, float]]) -> dict[str, list[list]]:
     spec = benchmark_of(task)
     families: dict[str, list[list]] = {}
     if spec is None:
@@ -95,7 +95,8 @@ def _categories(task: str, values: dict) -> dict[str, list[list]]:
         found = category_of(spec, key)
         if found is not None and not found[1].endswith(("ci_low", "ci_high")):
             family, category = found
-            families.setdefault(family, []).append([category, number(v.value), number(v.ci_low), number(v.ci_high)])
+            low, high = (v.ci_low, v.ci_high) if v.has_ci() else cis.get(key, (None, None))
+            families.setdefault(family, []).append([category, number(v.value), number(low), number(high)])
     for family, rows in families.items():
         wanted = list(spec.categories)
         rows.sort(key=lambda r: (wanted.index(r[0]) if r[0] in wanted else len(wanted), r[0]))
@@ -103,10 +104,11 @@ def _categories(task: str, values: dict) -> dict[str, list[list]]:
     return families
 
 
-def results_part(task: str, results: RunResults | None) -> dict:
-    """Headline values with their CIs, category values with CIs (and their SVG charts), diagnostics, provenance."""
+def results_part(task: str, results: RunResults | None, cis: dict[str, tuple[float, float]] | None = None) -> dict:
+    """Headline values with their CIs, category values with CIs (the run's, else ``cis``: per-category key, the
+    group-bootstrap CI from the samples) and their SVG charts, diagnostics, provenance."""
     values = results.results.get(task, {}) if results is not None else {}
-    cats = _categories(task, values)
+    cats = _categories(task, values, cis or {})
     return {
         "headline": _headline(task, values),
         "diagnostics": [[k, metric_label(k), number(values[k].value)] for k in DIAGNOSTICS if k in values],

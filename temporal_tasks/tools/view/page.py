@@ -1,7 +1,7 @@
 """The self-contained HTML page: styles, script and data inline; no external resource of any kind.
 
-The script and the styles are package data beside this module (``viewer.js``, ``viewer.css``), so that linters and
-browser tools see them as what they are.
+The page's body, script and styles are package data beside this module (``viewer.html``, ``viewer.js``,
+``viewer.css``), so that linters and browser tools see them as what they are.
 """
 
 from __future__ import annotations
@@ -12,42 +12,6 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
-
-BODY = """
-<h1>temporal-tasks run viewer</h1>
-<ul id="runs"></ul>
-<ul id="notes"></ul>
-<div id="controls">
-  <label>task <select id="task-select"></select></label>
-  <span id="filters"></span>
-  <label>category <select id="category"></select></label>
-  <label>search <input id="search" type="search" placeholder="prompt, answer, id"></label>
-  <a id="permalink" href="#">link to this view</a>
-</div>
-<section id="task">
-  <h2>Headline metrics (95% CI over groups)</h2>
-  <table><thead><tr><th>run</th><th>metric</th><th>value</th><th>95% CI</th></tr></thead>
-  <tbody id="headline"></tbody></table>
-  <h2>Diagnostics</h2>
-  <table><tbody id="diagnostics"></tbody></table>
-  <div id="compare-box" hidden>
-    <h2>NEW − BASE, paired over groups (as <code>temporal-tasks compare</code>)</h2>
-    <p id="refused"></p><p id="flips"></p>
-    <table><thead><tr><th>metric</th><th>BASE</th><th>NEW</th><th>NEW − BASE</th><th>95% CI</th><th>p-value</th>
-    <th>groups</th></tr></thead><tbody id="compare"></tbody></table>
-  </div>
-  <h2>Failure shapes of the failed groups</h2>
-  <div id="shapes"></div>
-  <h2>Categories</h2>
-  <div id="charts"></div>
-  <h2>Provenance</h2>
-  <div id="provenance"></div>
-  <h2>Groups <span id="match-count"></span></h2>
-  <div id="pager"><button id="prev">previous</button> <span id="page-label"></span>
-  <button id="next">next</button></div>
-  <div id="groups"></div>
-</section>
-"""
 
 
 def _clean(value: Any) -> Any:
@@ -69,7 +33,8 @@ def data_block(data: dict) -> str:
 
 
 def asset(name: str) -> str:
-    """The text of one of the viewer's files shipped beside this module (``viewer.js``, ``viewer.css``)."""
+    """The text of one of the viewer's files shipped beside this module (``viewer.html``, ``viewer.js``,
+    ``viewer.css``)."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
@@ -81,7 +46,7 @@ def render(data: dict) -> str:
         # an empty inline icon: the browser does not go looking for /favicon.ico
         '<link rel="icon" href="data:,">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>\n{asset('viewer.css')}</style></head><body>{BODY}"
+        f"<title>{escape(title)}</title><style>\n{asset('viewer.css')}</style></head><body>{asset('viewer.html')}"
         f'<script type="application/json" id="view-data">{data_block(data)}</script>'
         f"<script>\n{asset('viewer.js')}</script></body></html>\n"
     )

@@ -28,7 +28,7 @@
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
 
   function readHash() {
-    var s = {task: DATA.tasks[0].task, filter: [], category: "", q: "", page: 1, group: ""};
+    var s = {task: DATA.tasks[0].task, filter: [], category: "", q: "", page: 1, group: "", label: ""};
     var h = location.hash.replace(/^#/, "");
     h.split("&").forEach(function (part) {
       if (!part) return;
@@ -49,6 +49,7 @@
     if (state.q) parts.push("q=" + encodeURIComponent(state.q));
     if (state.page > 1) parts.push("page=" + state.page);
     if (state.group) parts.push("group=" + encodeURIComponent(state.group));
+    if (state.label) parts.push("label=" + encodeURIComponent(state.label));
     var h = "#" + parts.join("&");
     if (location.hash !== h) history.replaceState(null, "", h);
     document.getElementById("permalink").setAttribute("href", h);
@@ -323,8 +324,108 @@
     }
   }
 
+  // ------------------------------------------------------------------ time order (temporal-tasks timeorder)
+  var VARIANTS = [["main", "main task"], ["blind", "blind"], ["single_frame", "single frame"],
+    ["shuffled", "shuffled"]];
+  var groupIndexes = {};
+  function timeOrderOf(task) {
+    var all = DATA.timeorder || [];
+    for (var i = 0; i < all.length; i++) if (all[i].main === task) return all[i];
+    return null;
+  }
+  function groupOf(task, id) {
+    if (!(task in groupIndexes)) {
+      var index = {}, t = taskData(task);
+      (t ? t.groups : []).forEach(function (g) { index[g.id] = g; });
+      groupIndexes[task] = index;
+    }
+    return groupIndexes[task][id] || null;
+  }
+  function labelGroup(entry, id) {
+    var label = entry.labels[id];
+    var box = el("details", {"class": "group to-group", "id": "to-group-" + id, "data-group": id, "data-label": label});
+    if (state.group === id) { box.setAttribute("open", ""); box.classList.add("selected"); }
+    var sum = el("summary");
+    sum.appendChild(el("span", {"class": "gid"}, id));
+    sum.appendChild(el("span", {"class": "badge label"}, label));
+    box.appendChild(sum);
+    box.addEventListener("toggle", function () {
+      if (box.open && state.group !== id) { state.group = id; writeHash(); }
+    });
+    var columns = VARIANTS.filter(function (v) { return v[0] in entry.tasks; });
+    var table = el("table", {"class": "members"});
+    var hr = el("tr");
+    ["role", "question", "gold"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+    columns.forEach(function (v) { hr.appendChild(el("th", {"data-task": entry.tasks[v[0]]}, v[1] + " answer")); });
+    table.appendChild(hr);
+    // one row per question of the main task's group; each control's answer to the same question beside it
+    var main = groupOf(entry.main, id), prompts = taskData(entry.main).prompts;
+    var byTask = columns.map(function (v) {
+      var g = groupOf(entry.tasks[v[0]], id), out = {};
+      if (g && g.r[0]) g.r[0].m.forEach(function (m) { out[m.q] = m; });
+      return out;
+    });
+    (main && main.r[0] ? main.r[0].m : []).forEach(function (m) {
+      var tr = el("tr", {"class": "member", "data-question": m.q, "data-role": m.r});
+      tr.appendChild(el("td", {"class": "role"}, m.r));
+      tr.appendChild(el("td", {"class": "prompt"}, prompts[m.p]));
+      tr.appendChild(el("td", {"class": "gold"}, m.g));
+      columns.forEach(function (v, i) {
+        var answer = byTask[i][m.q];
+        var td = answer ? runCell(answer, 0) : el("td", null, "-");
+        td.setAttribute("data-task", entry.tasks[v[0]]);
+        tr.appendChild(td);
+      });
+      table.appendChild(tr);
+    });
+    box.appendChild(table);
+    return box;
+  }
+  function renderTimeOrder(t) {
+    var entry = timeOrderOf(t.task);
+    var box = document.getElementById("timeorder-box");
+    box.hidden = !entry;
+    if (!entry) return;
+    var body = clear(document.getElementById("timeorder"));
+    var head = el("tr", {"data-variant": "main"});
+    ["video (main task)", entry.main, entry.key, "", fmt(entry.value, 2)].forEach(function (v) {
+      head.appendChild(el("td", null, v));
+    });
+    body.appendChild(head);
+    entry.rows.forEach(function (r) {
+      var tr = el("tr", {"data-variant": r.variant, "data-task": r.task, "data-diff": fmt(r.diff, 2),
+        "data-ci-low": fmt(r.ci_low, 2), "data-ci-high": fmt(r.ci_high, 2), "data-flips": [r.flips.both,
+        r.flips.main_only, r.flips.control_only, r.flips.neither].join(",")});
+      [r.input, r.task, r.metric, fmt(r.control, 2), fmt(r.main, 2), fmt(r.diff, 2),
+       "[" + fmt(r.ci_low, 2) + ", " + fmt(r.ci_high, 2) + "]", pfmt(r.p_value), r.groups,
+       fmt(r.relative, 2) + " [" + fmt(r.relative_ci_low, 2) + ", " + fmt(r.relative_ci_high, 2) + "]",
+       r.flips.both, r.flips.main_only, r.flips.control_only, r.flips.neither].forEach(function (v) {
+        tr.appendChild(el("td", null, v));
+      });
+      body.appendChild(tr);
+    });
+    var counts = clear(document.getElementById("label-counts"));
+    var sel = clear(document.getElementById("label-select"));
+    sel.appendChild(el("option", {value: ""}, "every labelled group"));
+    entry.order.forEach(function (label) {
+      if (!(label in entry.counts)) return;
+      counts.appendChild(el("li", {"data-label": label, "data-count": entry.counts[label]},
+        label + ": " + entry.counts[label]));
+      sel.appendChild(el("option", {value: label}, label + " (" + entry.counts[label] + ")"));
+    });
+    if (!entry.label_key) counts.appendChild(el("li", null, "no labels: the run lacks one of the three controls"));
+    sel.value = state.label;
+    var ids = Object.keys(entry.labels).filter(function (id) { return !state.label || entry.labels[id] === state.label; });
+    var count = document.getElementById("label-count");
+    count.setAttribute("data-count", ids.length);
+    count.textContent = ids.length + " groups" + (ids.length > PAGE ? " (the first " + PAGE + " shown)" : "");
+    var list = clear(document.getElementById("label-groups"));
+    ids.slice(0, PAGE).forEach(function (id) { list.appendChild(labelGroup(entry, id)); });
+  }
+
   function renderAll() {
     renderOverview(taskData(state.task));
+    renderTimeOrder(taskData(state.task));
     syncControls();
     renderGroups();
   }
@@ -350,7 +451,7 @@
     buildFilters();
     state = readHash();
     document.getElementById("task-select").addEventListener("change", function (e) {
-      state = {task: e.target.value, filter: state.filter, category: "", q: state.q, page: 1, group: ""};
+      state = {task: e.target.value, filter: state.filter, category: "", q: state.q, page: 1, group: "", label: ""};
       renderAll();
     });
     document.getElementById("category").addEventListener("change", function (e) {
@@ -362,6 +463,9 @@
       timer = setTimeout(function () {
         state.q = e.target.value; state.page = 1; state.group = ""; renderGroups();
       }, 150);
+    });
+    document.getElementById("label-select").addEventListener("change", function (e) {
+      state.label = e.target.value; state.group = ""; renderTimeOrder(taskData(state.task)); writeHash();
     });
     function turn(by) { return function () { state.page += by; state.group = ""; renderGroups(); }; }
     document.getElementById("prev").addEventListener("click", turn(-1));
