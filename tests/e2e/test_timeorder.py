@@ -155,11 +155,13 @@ def test_frame_sweep_through_lmms_eval_config(offline_env, fixture_root, cache_r
     assert len(list((tmp_path / "o").glob("frames_*.png"))) == 2
     # the main task at N=8 and the shuffled at N=4, alone together: refused, naming N
     mixed = tmp_path / "mixed"
-    mixed.mkdir()
     for n, task in ((8, "timeblind_iacc"), (4, "timeblind_iacc_shuffled")):
-        for file in (tmp_path / "logs" / f"n{n}").rglob("*.json*"):
+        run = tmp_path / "logs" / f"n{n}"
+        for file in run.rglob("*.json*"):
             if file.name.endswith("_results.json") or file.name.endswith(f"_samples_{task}.jsonl"):
-                shutil.copy(file, mixed / file.name)
+                # each run keeps its own folder: two runs started in the same second write the same file names
+                (mixed / f"n{n}" / file.relative_to(run)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(file, mixed / f"n{n}" / file.relative_to(run))
     with pytest.raises(DataError, match=r"timeblind_iacc vs timeblind_iacc_shuffled: .*frames\.n: 4 != 8"):
         time_order(collect([mixed]))
     assert cli.main(["timeorder", str(mixed)]) == 2
