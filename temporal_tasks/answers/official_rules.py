@@ -1,4 +1,4 @@
-"""Official answer rules shared by several benchmarks (the ``official`` parser mode), byte for byte, and how the
+"""Official answer rules shared by several benchmarks (the ``official`` reading), byte for byte, and how the
 official pipelines' answer files hold a response (for ``import``).
 
 The first-character rule of two official scorers. A rule only one benchmark's scorer uses lives in that

@@ -6,7 +6,7 @@ Every parser maps a raw model answer to a label (``"yes"``/``"no"`` or a capital
 ours, counted apart (:func:`parser_errors`) and logged once, and the answer reads as unreadable.
 
 The mode in force is the settings' (``TEMPORAL_TASKS_PARSER``: ``robust``, the default, or ``official``;
-:func:`temporal_tasks.base.settings.parser_mode`).
+:func:`temporal_tasks.base.settings.answer_reading`).
 
 The robust mode reads an answer the way a careful reviewer would, knowing the question's
 options (their labels, full texts and names). The rules, in order:
@@ -57,7 +57,7 @@ from temporal_tasks.answers.options import NO_OPTIONS, OptionPhrases, compile_op
 from temporal_tasks.api.registry import registered
 from temporal_tasks.base.log import logger
 from temporal_tasks.base.run_state import STATE, lock
-from temporal_tasks.base.settings import parser_mode
+from temporal_tasks.base.settings import answer_reading
 
 OfficialFn = Callable[[str], "str | None"]
 RobustFn = Callable[[str, OptionPhrases], "str | None"]
@@ -79,7 +79,7 @@ class Parser:
         (:func:`parser_errors`), its first traceback is logged once, and the answer reads as unreadable
         so that a long GPU run still finishes.
         """
-        return self._read(_as_text(text), mode or parser_mode(), options)[0]
+        return self._read(_as_text(text), mode or answer_reading(), options)[0]
 
     def read_all(self, text: object, options: Any = None) -> Readings:
         """Both readings of one answer, and how many of the two raised (a parser bug, see :meth:`parse`)."""

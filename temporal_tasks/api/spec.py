@@ -56,11 +56,11 @@ class Metric:
     ``units``: ``"each"`` (every question is a unit), ``"all"`` (the whole group) or tuples of the benchmark's
     declared roles. A unit is right when all its members are correct or, with ``score_gt``, when its first role's
     payload field ``score_gt`` is above its second's (VELOCITI's ClassicVLE). ``invalid`` is the policy for
-    unreadable answers; ``invalid_official`` the one in the ``official`` parser mode (None: the same).
+    unreadable answers; ``invalid_official`` the one in the ``official`` reading (None: the same).
 
     ``official_read_first``: role tuples an official scorer reads, in this order, before this metric's units, in the
     same ``try: ... except: continue`` (Vinoground's ``get_score_all.py``), where reading an empty answer raises
-    (``response[0]``) and skips the rest of the group. In the ``official`` parser mode a unit is then right only when
+    (``response[0]``) and skips the rest of the group. In the ``official`` reading a unit is then right only when
     no empty answer was reached in them: each tuple's roles are read in order while the ones before are right (its
     ``and`` short-circuits). The group stays in the denominator, as there.
     """

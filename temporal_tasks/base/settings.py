@@ -39,10 +39,11 @@ __all__ = [
     "ENV_REPAIR_FRAMES",
     "ENV_STRICT",
     "ENV_TIMEBLIND_TAGS",
-    "PARSER_MODES",
+    "ANSWER_READINGS",
     "SECRET_VARIABLES",
     "VARIABLES",
     "SettingError",
+    "answer_reading",
     "cache_dir",
     "caption_device",
     "caption_model",
@@ -50,7 +51,6 @@ __all__ = [
     "data_dir",
     "folders",
     "num_frames",
-    "parser_mode",
     "repair_frames",
     "secret_values",
     "strict",
@@ -68,7 +68,7 @@ ENV_TIMEBLIND_TAGS = "TEMPORAL_TASKS_TIMEBLIND_TAGS"
 ENV_REPAIR_FRAMES = "TEMPORAL_TASKS_REPAIR_FRAMES"
 
 DEFAULT_CACHE_DIR = "~/.cache/temporal_tasks"
-PARSER_MODES = ("robust", "official")
+ANSWER_READINGS = ("robust", "official")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 # Access tokens whose values are blanked in every log record (temporal_tasks.base.redaction).
 SECRET_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_TOKEN", "HUGGINGFACEHUB_API_TOKEN", "OPENAI_API_KEY")
@@ -174,12 +174,14 @@ def num_frames() -> int | None:
     return n
 
 
-def parser_mode() -> str:
+def answer_reading() -> str:
     """``TEMPORAL_TASKS_PARSER``: the answer reading, ``robust`` (default) or ``official`` (any case); logged once."""
     raw = _raw(ENV_PARSER).lower() or "robust"
-    if raw not in PARSER_MODES:
-        raise SettingError(f"{ENV_PARSER}={raw!r} is not a parser mode; set it to 'robust' (default) or 'official'.")
-    info_once(f"temporal-tasks: answer parser mode = {raw} (set {ENV_PARSER}=robust|official)")
+    if raw not in ANSWER_READINGS:
+        raise SettingError(
+            f"{ENV_PARSER}={raw!r} is not an answer reading; set it to 'robust' (default) or 'official'."
+        )
+    info_once(f"temporal-tasks: answer reading = {raw} (set {ENV_PARSER}=robust|official)")
     return raw
 
 

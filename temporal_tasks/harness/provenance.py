@@ -38,14 +38,11 @@ from typing import Any
 
 from temporal_tasks import __version__
 from temporal_tasks.api.registry import registered
-from temporal_tasks.base.settings import parser_mode
+from temporal_tasks.base.settings import answer_reading
 from temporal_tasks.compat import add_task_metadata, building_task_config, evaluation_frames, task_config_name
 from temporal_tasks.compat.run_context import model_frame_setting, run_context
 from temporal_tasks.video import paired_layout, resolve_num_frames
-from temporal_tasks.video.shortcut_files import SEED_VERSION
-
-# The shortcut variants (temporal_tasks.harness.shortcuts); the record names them and their files' seed version.
-VARIANTS = ("blind", "single_frame", "shuffled")
+from temporal_tasks.video.shortcut_files import SEED_VERSION, SHORTCUT_VARIANTS
 
 PROVENANCE_VERSION = 1
 
@@ -131,7 +128,7 @@ def frames_record(docs: Sequence[Mapping]) -> tuple[dict, dict | None]:
 
 def shortcut_record(docs: Sequence[Mapping], task: str) -> dict | None:
     """The seeded shortcut variant of the task (its seed version), or None."""
-    for variant in VARIANTS:
+    for variant in SHORTCUT_VARIANTS:
         if task.endswith(f"_{variant}"):
             return {"variant": variant, "seed_version": SEED_VERSION if variant != "blind" else None}
     if any(d.get("shortcut_task") for d in docs):
@@ -160,7 +157,7 @@ def build_record(
         "temporal_tasks": __version__,
         "task": task,
         "benchmark": getattr(src, "name", None) or _benchmark_of(docs),
-        "reading": parser_mode(),
+        "reading": answer_reading(),
         "frames": frames,
         "paired_layout": layout,
         "data": data_record(docs, sources),

@@ -5,7 +5,7 @@ units]`` counts; its value and group-bootstrap CI come from those counts alone (
 do. One policy for every benchmark: payloads come in any order (lmms-eval gathers ranks in rank order), so all
 groups by ``group_id`` and ``role``; a group with members never evaluated (``--limit``/``--offset``) is left out of
 every denominator, with one warning; a repeated answer counts once. A metric with nothing to score is NaN. A metric
-whose invalid-answer policy differs in the official reading follows the parser mode the payloads were read in (their
+whose invalid-answer policy differs in the official reading follows the reading the payloads were read in (their
 ``parser_mode``, :func:`~temporal_tasks.scoring.table.payload_reading`), never the environment at scoring time.
 
 lmms-eval calls one aggregation per metric key, each with its own list of the same payloads (a category key: some
@@ -124,7 +124,7 @@ def reset_tables() -> None:
 
 
 def policy(metric: Metric, reading: str | None) -> InvalidPolicy:
-    """The invalid-answer policy of ``metric`` for payloads read in ``reading``, their parser mode
+    """The invalid-answer policy of ``metric`` for payloads read in ``reading``, their reading
     (:func:`~temporal_tasks.scoring.table.payload_reading`; None: no mode recorded, the robust default)."""
     if metric.invalid_official is not None and reading == "official":
         return metric.invalid_official

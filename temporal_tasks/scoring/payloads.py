@@ -17,7 +17,7 @@ from temporal_tasks.answers.parsing import get_parser
 from temporal_tasks.api.spec import MetricList, slug
 from temporal_tasks.base.log import logger
 from temporal_tasks.base.run_state import STATE, lock
-from temporal_tasks.base.settings import parser_mode
+from temporal_tasks.base.settings import answer_reading
 
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
@@ -46,7 +46,7 @@ def answers(results: Sequence[Any] | None) -> str | list[str]:
     return given if len(given) > 1 else first_answer(given)
 
 
-def reading(doc: Mapping[str, Any], answer: str, mode: str, keys: Any) -> dict:
+def read_answer(doc: Mapping[str, Any], answer: str, mode: str, keys: Any) -> dict:
     """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors, and whether
     the answer is empty (``answer_empty``: an official scorer that reads ``response[0]`` raises on it; see
     :attr:`~temporal_tasks.api.spec.Metric.official_read_first`)."""
@@ -82,8 +82,8 @@ def make_payload(doc: Mapping[str, Any], answer: Any) -> dict:
     """
     texts = list(answer) if isinstance(answer, list | tuple) else [answer]
     texts = ["" if a is None else str(a) for a in texts] or [""]
-    mode, keys = parser_mode(), option_keys(doc.get("options"))
-    readings = [reading(doc, text, mode, keys) for text in texts]
+    mode, keys = answer_reading(), option_keys(doc.get("options"))
+    readings = [read_answer(doc, text, mode, keys) for text in texts]
     payload = {
         **question_fields(doc),
         "answer": texts[0],

@@ -65,7 +65,7 @@ def payload_reading(items: Sequence[Payload], label: str = "") -> str | None:
     modes.discard(None)
     if len(modes) > 1 or not modes <= {"robust", "official"}:
         raise ValueError(
-            f"{label or 'scoring'}: the answers were read in parser modes {sorted(map(str, modes))}; one list of "
+            f"{label or 'scoring'}: the answers were read in readings {sorted(map(str, modes))}; one list of "
             "payloads must be read in one mode, robust or official (they come from different runs or settings). "
             "Score each run's samples on their own, or re-read them in one mode: temporal-tasks rescore --parser "
             "robust|official."
@@ -97,7 +97,7 @@ def repeat_flags(payload: Payload) -> list[int]:
 class Columns:
     """Every payload's group and role (codes into ``group_names`` / ``role_names``), expected group size and
     :func:`row_flags`; with ``--repeats k``, ``readings``: per payload its k readings' flags and the majority's;
-    ``reading``: the parser mode they were read in (:func:`payload_reading`)."""
+    ``reading``: the reading they were read in (:func:`payload_reading`)."""
 
     group: np.ndarray
     role: np.ndarray
@@ -140,7 +140,7 @@ class PayloadTable:
     ``complete``), ``role`` (a code into ``role_names``), and ``(rows, w)`` arrays ``correct``, ``invalid``,
     ``empty`` (an empty answer): one column per reading (w = 1; with ``--repeats k``, w = k + 1: each repeat's
     reading, then the majority's). ``reading_flags``: (rows, k) flags of each answer. ``complete``: per group,
-    whether every expected member is here. ``reading``: the parser mode the payloads were read in
+    whether every expected member is here. ``reading``: the reading the payloads were read in
     (:func:`payload_reading`). Group order carries no meaning: metrics are sums over groups.
     """
 

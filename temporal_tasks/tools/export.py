@@ -6,7 +6,7 @@ exporter as the ``export`` hook of its spec (``temporal_tasks/benchmarks/<name>/
 docstrings describe the formats); this module holds what they share and the dispatcher.
 
 Text answers are exported raw: the official scorers parse them, so the numbers match a run in
-official parser mode (``TEMPORAL_TASKS_PARSER=official``, or ``temporal-tasks rescore --parser official``).
+official reading (``TEMPORAL_TASKS_PARSER=official``, or ``temporal-tasks rescore --parser official``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each sample line holds the payload our ``process_results`` returned (gold, parser name, readings, ...)
 once, ``same_as`` references under the other metric keys it fed, and the raw answer as lmms-eval's
 ``filtered_resps`` (:mod:`temporal_tasks.tools.samples`). Rescoring re-parses the raw answer (in the recorded
-parser mode, or the one asked for) and runs the very aggregation functions the task YAML names, so a
+reading, or the one asked for) and runs the very aggregation functions the task YAML names, so a
 rescore reproduces the run exactly. The aggregations follow the mode the payloads were re-read in (their
 ``parser_mode``), not the environment; a payload of an older samples file that records none is re-read as
 ``robust``, the default mode. Samples of a ``--predict_only`` run are rebuilt from the task's data
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from temporal_tasks.base.errors import DataError
 from temporal_tasks.harness.task_configs import resolve_function, task_config
-from temporal_tasks.scoring.payloads import reading
+from temporal_tasks.scoring.payloads import read_answer
 from temporal_tasks.tools.runs import Run, choose_run, find_runs
 from temporal_tasks.tools.samples import fed_keys, line_payload, line_payloads, scorable_lines
 
@@ -91,7 +91,7 @@ def reparse(payload: dict, mode: str | None, answers: list[str] | None = None) -
     keys = payload.get("option_keys")
 
     def read(answer: str) -> dict:
-        return reading(payload, answer, use, keys)
+        return read_answer(payload, answer, use, keys)
 
     out = {**payload, **read(payload["answer"]), "parser_mode": use}
     repeats = payload.get("repeats")
@@ -114,7 +114,7 @@ def _effective_mode(payloads: list[dict], mode: str | None) -> str | None:
 
 
 def task_items(task: str, lines: list[dict], mode: str | None = None) -> tuple[dict[str, list], str | None]:
-    """``({metric key: payloads}, parser mode)`` of ``task``'s sample lines, re-parsed in ``mode`` (or as recorded).
+    """``({metric key: payloads}, reading)`` of ``task``'s sample lines, re-parsed in ``mode`` (or as recorded).
 
     One payload object per question across keys, as in the live run (lean or full lines, see
     :mod:`temporal_tasks.tools.samples`).

@@ -38,7 +38,8 @@ from temporal_tasks.video.paired import paired_layout
 
 __all__ = [
     "SEED_VERSION",
-    "VARIANTS",
+    "BUILT_VARIANTS",
+    "SHORTCUT_VARIANTS",
     "build_shortcut_files",
     "build_shuffled_video",
     "cached_visual",
@@ -51,7 +52,10 @@ __all__ = [
 ]
 
 SEED_VERSION = "1"  # part of every seed and cache key: bump when the frame choice or the layout changes
-VARIANTS = ("single_frame", "shuffled")  # the variants with a file to build (blind has none)
+# Every shortcut variant (temporal_tasks.harness.shortcuts), in the order tables show them, and those with a file
+# to build (blind has none).
+SHORTCUT_VARIANTS = ("blind", "single_frame", "shuffled")
+BUILT_VARIANTS = SHORTCUT_VARIANTS[1:]
 
 
 def shortcut_frames(label: str = "shortcuts", log: bool = False) -> int:
@@ -168,7 +172,7 @@ def _paired_build(
     cache_root: Path | None = None,
 ) -> FileBuild:  # fmt: skip
     first, second, root = Path(first), Path(second), cache_folder(cache_root)
-    if variant not in VARIANTS:
+    if variant not in BUILT_VARIANTS:
         raise ValueError(f"no paired video for the {variant!r} variant")
 
     def build(out: Path) -> Path:
@@ -201,7 +205,7 @@ def _single_video(doc: dict, variant: str) -> str:
 
 def shortcut_build(doc: dict, variant: str, n: int, cache_root: Path | None = None) -> FileBuild:
     """The :class:`~temporal_tasks.video.cache.FileBuild` of ``doc``'s ``variant`` file (N = ``n``)."""
-    if variant not in VARIANTS:
+    if variant not in BUILT_VARIANTS:
         raise ValueError(f"the {variant!r} variant has no file to build (known: single_frame, shuffled)")
     if doc.get("paired"):
         first, second = doc["videos"]

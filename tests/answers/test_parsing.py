@@ -1,4 +1,4 @@
-"""The answer parsers (``answers/parsing.py``): robust extraction, the official TimeBlind cascade, the parser mode,
+"""The answer parsers (``answers/parsing.py``): robust extraction, the official TimeBlind cascade, the reading,
 parser bugs counted, and no parser ever raising (fuzzed)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from temporal_tasks.answers.options import compile_options
 from temporal_tasks.answers.parsing import PARSERS, Parser, get_parser, load_benchmark_parsers, parser_errors
-from temporal_tasks.base.settings import parser_mode
+from temporal_tasks.base.settings import answer_reading
 from tests.helpers.hypothesis_profiles import examples
 
 # Benchmarks register their parsers on import of their parsers module: load them all so every parser is fuzzed.
@@ -68,13 +68,13 @@ def test_robust_letters(text, label):
 # The official TimeBlind `extract_answer` cascade, including its documented traps (spec §5.6).
 def test_mode_from_environment(monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
-    assert parser_mode() == "official"
+    assert answer_reading() == "official"
     assert get_parser("timeblind_mc").parse("I would say a") == "A"
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "robust")
     assert get_parser("timeblind_mc").parse("I would say a") is None
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "fuzzy")
     with pytest.raises(ValueError, match="robust.*official"):
-        parser_mode()
+        answer_reading()
 
 
 _PIECES = st.sampled_from(

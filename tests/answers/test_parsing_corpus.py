@@ -1,4 +1,4 @@
-"""The labelled answer corpus through both parser modes, and the parser never raising on random options."""
+"""The labelled answer corpus through both readings, and the parser never raising on random options."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ def test_defaults(monkeypatch):
     assert settings.cache_dir() == Path("~/.cache/temporal_tasks").expanduser()
     assert settings.cache_dir(default="/elsewhere") == Path("/elsewhere")
     assert settings.num_frames() is None
-    assert settings.parser_mode() == "robust"
+    assert settings.answer_reading() == "robust"
     assert settings.caption_model() is None and settings.caption_device() is None
     assert settings.strict() is False
     assert settings.timeblind_tags() is None
@@ -41,7 +41,7 @@ def test_values_are_read_when_asked_typed(monkeypatch, tmp_path):
     monkeypatch.setenv(settings.ENV_STRICT, "yes")
     monkeypatch.setenv(settings.ENV_TIMEBLIND_TAGS, str(tmp_path / "tags.json"))
     assert settings.data_dir() == tmp_path / "data" and settings.cache_dir() == tmp_path / "cache"
-    assert settings.num_frames() == 16 and settings.parser_mode() == "official"
+    assert settings.num_frames() == 16 and settings.answer_reading() == "official"
     assert settings.caption_model() == tmp_path / "model" and settings.caption_device() == "cuda:1"
     assert settings.strict() is True and settings.timeblind_tags() == tmp_path / "tags.json"
     monkeypatch.setenv(settings.ENV_STRICT, "0")  # read again at each call, never kept from an earlier one
@@ -56,7 +56,7 @@ def test_values_are_read_when_asked_typed(monkeypatch, tmp_path):
     [
         (settings.ENV_NUM_FRAMES, "two", settings.num_frames, "not an integer"),
         (settings.ENV_NUM_FRAMES, "2", settings.num_frames, "at least 3"),
-        (settings.ENV_PARSER, "fuzzy", settings.parser_mode, "'robust' .*or 'official'"),
+        (settings.ENV_PARSER, "fuzzy", settings.answer_reading, "'robust' .*or 'official'"),
         (settings.ENV_STRICT, "maybe", settings.strict, "set it to 1 .* or 0"),
         (settings.ENV_REPAIR_FRAMES, "sometimes", settings.repair_frames, "set it to 1 .* or 0"),
     ],

@@ -1,6 +1,6 @@
 """Official-format exports of Vinoground, TemporalBench and VELOCITI, re-scored by the official rules.
 
-Each test runs the real lmms-eval with the replay model in official parser mode, exports the samples, and scores
+Each test runs the real lmms-eval with the replay model in official reading, exports the samples, and scores
 the exported files with an independent transcription of the benchmark's own scorer (written from the official
 code, not from our modules). The numbers must equal the run's.
 """

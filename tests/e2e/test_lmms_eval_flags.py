@@ -76,7 +76,7 @@ def test_python_api_builds_the_models_n_and_prints_it(mode, fixture_root, tmp_pa
 
 
 def _expected(env: dict[str, str], monkeypatch, *, start: int = 0, stop: int | None = None) -> dict[str, float]:
-    """timeblind_iacc's metrics over docs[start:stop] answered from TRICKY, in the parser mode of ``env``."""
+    """timeblind_iacc's metrics over docs[start:stop] answered from TRICKY, in the reading of ``env``."""
     for key in ("TEMPORAL_TASKS_DATA_DIR", "TEMPORAL_TASKS_PARSER"):
         if key in env:
             monkeypatch.setenv(key, env[key])

@@ -12,7 +12,7 @@ from temporal_tasks import video
 from temporal_tasks.base import settings
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.tools.rescore import rescore_task
-from tests.helpers.shortcuts import MAIN, VARIANTS
+from tests.helpers.shortcuts import MAIN, SHORTCUT_TASKS
 
 decord = pytest.importorskip("decord")
 
@@ -20,7 +20,7 @@ decord = pytest.importorskip("decord")
 def test_lmms_eval_tasks_list_shows_the_variants(lmms_tasks_list):
     out = lmms_tasks_list.stdout
     listed = set(out.split())
-    for bench, names in VARIANTS.items():
+    for bench, names in SHORTCUT_TASKS.items():
         assert set(names) | {f"{bench}_shortcuts"} <= listed, sorted(set(names) - listed)
 
 
@@ -53,7 +53,7 @@ def _shortcut_lines() -> list[dict]:
         {"task": task, "question_id": qid, "response": text}
         for bench, main in MAIN.items()
         for qid, text in _answers(bench).items()
-        for task in (main, *VARIANTS[bench])
+        for task in (main, *SHORTCUT_TASKS[bench])
     ]
 
 
@@ -65,7 +65,7 @@ def test_cli_variants_score_like_the_main_task(shared_lmms_eval, offline_env, be
     run = shared_lmms_eval(groups, responses=_shortcut_lines(), env={settings.ENV_NUM_FRAMES: "5"})
     main = run.metrics(MAIN[bench])
     assert main, run.output[-3000:]
-    for name in VARIANTS[bench]:
+    for name in SHORTCUT_TASKS[bench]:
         got = run.metrics(name)
         if name == "vinoground_text_blind":  # the text-score questions only: the text-score keys agree
             got_keys = set(got)

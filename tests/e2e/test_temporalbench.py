@@ -60,7 +60,7 @@ def test_cli_replay_equals_official_scorer(lmms_eval, fixture_root, mode):
     if mode == "official":  # (66.67 + 81.82) / 2 and (25 + 33.33) / 2, not the pooled 17/23 and 2/7
         assert group["binary_acc"] == pytest.approx((800 / 12 + 900 / 11) / 2)
         assert group["mba"] == pytest.approx((25 + 100 / 3) / 2)
-    assert f"answer parser mode = {mode}" in run.output
+    assert f"answer reading = {mode}" in run.output
     sample = run.samples["temporalbench_short_mba"][0]["mba"]
     assert {"question_id", "group_id", "answer", "gold", "pred", "source", "category"} <= set(sample)
 

@@ -1,4 +1,4 @@
-"""TimeBlind through the real lmms-eval CLI against the official scorer transcription: both parser modes, by hand,
+"""TimeBlind through the real lmms-eval CLI against the official scorer transcription: both readings, by hand,
 a flipped answer field, ``--limit``, missing answers and videos, the dummy model, and thinking cut off."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def test_cli_replay_equals_official_scorer(shared_lmms_eval, fixture_root, mode)
     expected = official_get_scores(official_labels(data_rows(fixture_root), TRICKY, mode))
     for metric, value in expected.items():
         assert got[metric] == pytest.approx(value), metric
-    assert f"answer parser mode = {mode}" in run.output
+    assert f"answer reading = {mode}" in run.output
     sample = run.samples["timeblind_iacc"][0]["instance_acc"]
     assert {"question_id", "group_id", "role", "answer", "gold", "pred", "parser_mode"} <= set(sample)
 

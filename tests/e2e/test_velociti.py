@@ -83,7 +83,7 @@ def test_cli_all_tasks(lmms_eval, tmp_path, mode):
     mc = run.metrics("velociti_mc")
     _check_mc(mc, MC_ROBUST if mode == "robust" else MC_OFFICIAL)
     assert mc["invalid_rate"] == pytest.approx(MC_INVALID[mode])
-    _check_prob(run.metrics("velociti_strictvle_prob"))  # the parser mode does not touch probabilities
+    _check_prob(run.metrics("velociti_strictvle_prob"))  # the reading does not touch probabilities
     assert run.metrics("velociti_strictvle_prob")["invalid_rate"] == pytest.approx(PROB_INVALID)
     _check_prob(run.metrics("velociti_strictvle_prob_subset"), PROB_SUBSET)
     assert PROB_SUBSET == {

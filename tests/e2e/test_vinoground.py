@@ -1,4 +1,4 @@
-"""Vinoground through the real lmms-eval CLI against the official scorer transcription: both parser modes,
+"""Vinoground through the real lmms-eval CLI against the official scorer transcription: both readings,
 ``--limit``, the dummy model decoding the paired videos, N from the model's frame argument, a missing clip."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_cli_official_mode_every_task(lmms_eval, fixture_root):
     _check(got, expected, ("video",))
     assert got["invalid_rate"] == 12.5  # "" among the 8 video answers
     assert not {"text_score", "group_score", "group_score_action"} & set(got)
-    assert "answer parser mode = official" in run.output
+    assert "answer reading = official" in run.output
     sample = run.samples["vinoground_group"][0]["group_score"]
     assert {"question_id", "group_id", "role", "answer", "gold", "pred", "parser_mode"} <= set(sample)
     prompt = run.samples["vinoground_group"][0]["input"]
@@ -93,7 +93,7 @@ def test_cli_robust_mode(lmms_eval, fixture_root, cache_root, tmp_path):
     for key, value in official_scores(fixture_root, "robust").items():
         assert got[key] == pytest.approx(value), key
     assert run.metrics("vinoground_text")["text_score"] == 75.0
-    assert "answer parser mode = robust" in run.output
+    assert "answer reading = robust" in run.output
 
 
 def test_cli_limit_7(lmms_eval):

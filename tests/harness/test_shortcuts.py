@@ -17,7 +17,7 @@ from temporal_tasks.data.sources import DataError
 from temporal_tasks.harness import shortcuts
 from temporal_tasks.harness.task_configs import our_tasks, task_config
 from temporal_tasks.video import shortcut_files
-from tests.helpers.shortcuts import MAIN, VARIANTS
+from tests.helpers.shortcuts import MAIN, SHORTCUT_TASKS
 
 # --------------------------------------------------------------------------- task tree
 
@@ -26,7 +26,7 @@ def test_variant_configs_reuse_the_main_task():
     tasks = our_tasks()
     for bench, main in MAIN.items():
         main_cfg = task_config(main)
-        for name in VARIANTS[bench]:
+        for name in SHORTCUT_TASKS[bench]:
             assert tasks[name][0] == "task"
             cfg = task_config(name)
             # same docs (except vinoground's text-only blind task), parser, prompt and aggregation
@@ -45,7 +45,7 @@ def test_variant_configs_reuse_the_main_task():
                     assert cfg["process_docs"][1] == f"temporal_tasks.harness.kit.process_docs_{variant}"
                     assert get(bench).shortcut_main == main
         group = task_config(f"{bench}_shortcuts")
-        assert group["task"] == [main, *VARIANTS[bench]]
+        assert group["task"] == [main, *SHORTCUT_TASKS[bench]]
 
 
 def test_blind_visual_is_empty():

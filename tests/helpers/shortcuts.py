@@ -9,7 +9,7 @@ MAIN = {
     "temporalbench": "temporalbench_short_mba",
     "vinoground": "vinoground_group",
 }
-VARIANTS = {
+SHORTCUT_TASKS = {
     bench: ["vinoground_text_blind" if bench == "vinoground" else f"{main}_blind"]
     + [f"{main}_{v}" for v in ("single_frame", "shuffled")]
     for bench, main in MAIN.items()

@@ -58,7 +58,7 @@ TESTS = Strata("test", ("ctl", "t1", "t2"), exclude=("ctl",))
 
 
 def _read_in(mode: str | None, items: list[dict] = ITEMS) -> list[dict]:
-    """``items`` as payloads read in parser mode ``mode`` (None: payloads that record no mode, as older files)."""
+    """``items`` as payloads read in reading ``mode`` (None: payloads that record no mode, as older files)."""
     return [dict(p) if mode is None else {**p, "parser_mode": mode} for p in items]
 
 
@@ -87,9 +87,9 @@ def test_payloads_read_in_two_modes_are_an_error():
     metric = Metric(PAIR, invalid_official="drop_group", strata=TESTS)
     reset_tables()
     mixed = _read_in("robust", ITEMS[:6]) + _read_in("official", ITEMS[6:])
-    with pytest.raises(ValueError, match=r"velociti_strictvle: .*parser modes \['official', 'robust'\]"):
+    with pytest.raises(ValueError, match=r"velociti_strictvle: .*readings \['official', 'robust'\]"):
         score(mixed, metric, label="velociti_strictvle", key="s")
-    with pytest.raises(ValueError, match=r"parser modes \['fuzzy'\]"):
+    with pytest.raises(ValueError, match=r"readings \['fuzzy'\]"):
         score(_read_in("fuzzy"), metric, label="v", key="s")
     # a payload without the field has no say (payloads of older files, log-likelihood payloads)
     partly = _read_in("official", ITEMS[:6]) + _read_in(None, ITEMS[6:])

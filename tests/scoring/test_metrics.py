@@ -475,7 +475,7 @@ ANSWER_POOL = ["A", "B", "Yes", "No", "", "(A)", "no.", "The answer is B", "mayb
 def test_every_key_is_the_mean_of_single_runs(task, mode, offline_env, monkeypatch):
     """Each group metric under --repeats 3 = the mean of three one-answer runs (the k = 1 path as the oracle);
     consensus = the one-answer run on the majority answers; SD = their sample SD. Every generate benchmark,
-    both parser modes (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
+    both readings (VELOCITI's official mode drops pairs with an unreadable answer, per repeat)."""
     from temporal_tasks.harness.task_configs import resolve_function, task_config
 
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
@@ -521,11 +521,11 @@ def _majority_answer(docs: list[dict], qid: str, answers: list[str]) -> str:
     majority reading is a label, no answer text, so it is never the empty answer an official scorer raises on)."""
     from temporal_tasks.answers.options import option_keys
     from temporal_tasks.answers.parsing import get_parser
-    from temporal_tasks.base.settings import parser_mode
+    from temporal_tasks.base.settings import answer_reading
 
     doc = next(d for d in docs if d["question_id"] == qid)
     keys = option_keys(doc.get("options"))
-    mode = parser_mode()
+    mode = answer_reading()
     readings = []
     for a in answers:
         robust, official, _errors = get_parser(doc["parser"]).read_all(a, keys)

@@ -27,7 +27,7 @@ def test_tasks_built_before_evaluate_build_their_videos_with_the_models_n(offlin
     rows = list(vinoground.process_docs_group(None))  # what get_task_dict runs, before evaluate()
     assert ("vinoground", "group") in STATE.deferred and not list(cache.rglob("paired_videos/**/*.mp4"))
     ns = fake_evaluate()
-    ns["probe"] = lambda: [vinoground.doc_to_visual(row)[0] for row in rows if row["paired"]]
+    ns["probe"] = lambda: [vinoground.question_video(row)[0] for row in rows if row["paired"]]
     paths = ns["evaluate"](FrameModel(5), {})
     builds.shutdown()
     assert {Path(p).parent.name for p in paths} == {"n5"} and not STATE.deferred

@@ -122,7 +122,7 @@ def test_a_model_that_reads_visuals_gets_each_built_once_ahead(model, recorded, 
     assert builds.planned == sum(r["paired"] for r in rows) > len(pairs) > 0
     _wait_idle(builds)  # every paired video built in the background, before the model asks
     assert len(recorded) == len(pairs)
-    served = _in_simple_evaluate(model, lambda: [vinoground.doc_to_visual(r)[0] for r in rows if r["paired"]])
+    served = _in_simple_evaluate(model, lambda: [vinoground.question_video(r)[0] for r in rows if r["paired"]])
     assert len(recorded) == len(set(recorded)) == len(pairs)  # each built exactly once, none again when asked
     assert {Path(p) for p in served} == set(recorded) == set(_files(tmp_path))
     assert {p.parent.name for p in recorded} == {"n5"} and builds._waits[0] == 0
@@ -132,7 +132,7 @@ def test_a_request_still_gets_its_file_from_a_model_that_declared_none(recorded,
     # the declaration only stops building ahead: a model that asks for a visual anyway gets the real file
     rows = _in_simple_evaluate(_OwnReplay(), lambda: list(vinoground.process_docs_group(None)))
     row = next(r for r in rows if r["paired"])
-    (path,) = _in_simple_evaluate(_OwnReplay(), lambda: vinoground.doc_to_visual(row))
+    (path,) = _in_simple_evaluate(_OwnReplay(), lambda: vinoground.question_video(row))
     assert recorded == [Path(path)] and Path(path).parent.name == "n5"
 
 

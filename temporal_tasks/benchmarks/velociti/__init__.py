@@ -21,7 +21,7 @@ ROLES = ("pos", "neg", "posA", "posB")
 def _pair(units: tuple, *, score_gt: str | None = None, official: InvalidPolicy | None = "drop_group") -> Metric:
     """A row metric: the unweighted mean over the 7 tests (control excluded), as the paper's Avg, with rows
     resampled within each test for the CI; its per-test keys (``<m>_<test>``) are one test's pooled value.
-    ``official``: the invalid policy in the official parser mode (the closed-model scripts drop a row with an
+    ``official``: the invalid policy in the official reading (the closed-model scripts drop a row with an
     unreadable answer); robust mode counts it wrong."""
     return Metric(units, invalid_official=official, score_gt=score_gt, strata=Strata("test", TESTS, (CONTROL,)))
 

@@ -65,7 +65,7 @@ SIDES = ("pos", "neg")
 
 # variant -> (question kinds, its task's metric list in the spec: the keys process_results returns)
 GROUP_LIST, TEXT_LIST, VIDEO_LIST = METRIC_LISTS
-VARIANTS: dict[str, tuple[tuple[str, ...], MetricList]] = {
+TASK_VARIANTS: dict[str, tuple[tuple[str, ...], MetricList]] = {
     "group": (("text", "video"), GROUP_LIST),
     "official": (("text", "video"), GROUP_LIST),
     "text": (("text",), TEXT_LIST),
@@ -79,7 +79,7 @@ _SPACES = re.compile(r"\s+")
 
 def needs(variant: str) -> list[str]:
     """The repo files a variant reads (online ``allow_patterns``): the CSV, its JSONs and the archives it shows."""
-    kinds = VARIANTS[variant][0]
+    kinds = TASK_VARIANTS[variant][0]
     files = [CSV_NAME, *([TEXT_JSON] if "text" in kinds else []), *([VIDEO_JSON] if "video" in kinds else [])]
     if variant != "text_blind":  # single clips: text questions and the paired videos are built from them
         files.append(CLIPS_ZIP)
@@ -248,12 +248,12 @@ def _num_frames(log: bool = False) -> int:
 
 
 def load_docs(data: BenchmarkData | None = None, variant: str = "group", log_frames: bool = True) -> list[dict]:
-    """Read and validate Vinoground into our doc schema for one task ``variant`` (see :data:`VARIANTS`).
+    """Read and validate Vinoground into our doc schema for one task ``variant`` (see :data:`TASK_VARIANTS`).
 
     ``log_frames`` announces the N of the paired videos (on stderr, once per process)."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown Vinoground variant {variant!r}; known: {sorted(VARIANTS)}")
-    kinds, _scores = VARIANTS[variant]
+    if variant not in TASK_VARIANTS:
+        raise ValueError(f"unknown Vinoground variant {variant!r}; known: {sorted(TASK_VARIANTS)}")
+    kinds, _scores = TASK_VARIANTS[variant]
     data = data or benchmark_data(NAME, needs=needs(variant))
     pairs = _read_csv(data.file(CSV_NAME))
 
@@ -367,8 +367,9 @@ process_docs_video = _process_docs("video")
 process_docs_text_blind = _process_docs("text_blind")
 
 
-def doc_to_visual(doc: dict) -> list[str]:
-    """The question's video: a single clip, the official file, or the paired video.
+def question_video(doc: dict) -> list[str]:
+    """``doc_to_visual`` of the Vinoground tasks: the question's video, a single clip, the official file or the
+    paired video.
 
     A paired video is usually built already in the background (:data:`PAIRED`); otherwise this waits for it, or
     builds it right away if nobody has started it.
@@ -387,7 +388,7 @@ def doc_to_visual(doc: dict) -> list[str]:
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     """One payload under every metric key the question's task reports."""
     payload = make_payload(doc, answers(results))
-    return results_for(payload, VARIANTS[doc["variant"]][1], payload["categories"])
+    return results_for(payload, TASK_VARIANTS[doc["variant"]][1], payload["categories"])
 
 
 def prebuild(num_frames: int | None = None) -> list[Path]:

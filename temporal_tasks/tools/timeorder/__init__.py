@@ -30,8 +30,8 @@ from temporal_tasks.tools.timeorder.frames import FramePoint, FrameSeries, frame
 from temporal_tasks.tools.timeorder.outcomes import (
     LABELS,
     RATIO_NAMES,
+    SHORTCUT_VARIANTS,
     VARIANT_NAMES,
-    VARIANTS,
     flip_table,
     group_metrics,
     key_order,
@@ -45,7 +45,7 @@ from temporal_tasks.tools.timeorder.pairs import ControlRow, TimeOrder, time_ord
 from temporal_tasks.tools.timeorder.runs import TaskRun, collect, model_of, repeat_items
 
 __all__ = [
-    "LABELS", "RATIO_NAMES", "VARIANTS", "VARIANT_NAMES", "ControlRow", "FramePoint", "FrameSeries", "TaskRun",
+    "LABELS", "RATIO_NAMES", "SHORTCUT_VARIANTS", "VARIANT_NAMES", "ControlRow", "FramePoint", "FrameSeries", "TaskRun",
     "TimeOrder", "collect", "flip_table", "frame_series", "group_metrics", "key_order", "label_groups", "model_of",
     "outcomes_of", "paired_ratio", "repeat_items", "right_groups", "shared_key", "time_order",
 ]  # fmt: skip

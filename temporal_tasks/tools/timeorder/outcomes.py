@@ -20,8 +20,8 @@ from temporal_tasks.tools.compare import (
     key_outcomes,
 )
 from temporal_tasks.tools.timeorder.runs import TaskRun
+from temporal_tasks.video.shortcut_files import SHORTCUT_VARIANTS
 
-VARIANTS = ("blind", "single_frame", "shuffled")
 VARIANT_NAMES = {"blind": "blind (no visual)", "single_frame": "single frame", "shuffled": "shuffled frames"}
 RATIO_NAMES = {"single_frame": "κ", "shuffled": "τ", "blind": "relative to blind"}
 LABELS = (
@@ -98,7 +98,7 @@ def label_groups(main: GroupOutcomes, controls: dict[str, GroupOutcomes]) -> dic
     m = right_groups(main)
     out = {}
     for gid in main.ids:
-        if not all(gid in right[v] for v in VARIANTS):
+        if not all(gid in right[v] for v in SHORTCUT_VARIANTS):
             continue
         found = [right["blind"][gid], right["single_frame"][gid], right["shuffled"][gid], m[gid], True]
         out[gid] = LABELS[found.index(True)]

@@ -19,7 +19,7 @@ from temporal_tasks.tools.timeorder.outcomes import (
     DATA_FIELDS,
     IGNORED,
     LABELS,
-    VARIANTS,
+    SHORTCUT_VARIANTS,
     aligned,
     category_keys,
     flip_table,
@@ -137,7 +137,7 @@ def time_order(
             continue
         for main in by_task.get(tasks[0], []):
             controls = {}
-            for variant, task in zip(VARIANTS, tasks[1:], strict=True):
+            for variant, task in zip(SHORTCUT_VARIANTS, tasks[1:], strict=True):
                 if not by_task.get(task):
                     continue
                 try:
@@ -214,11 +214,11 @@ def _one(
         main_outcomes[head] = outcomes_of(main, head, "main", repeat)
     result = TimeOrder(spec.title, main, head, main_outcomes[head].value(), rows, repeat=repeat,
                        repeats=main.repeats, category_rows=category_rows, notes=notes)  # fmt: skip
-    if set(controls) == set(VARIANTS):
-        key = shared_key([main.task, *(controls[v].task for v in VARIANTS)])
+    if set(controls) == set(SHORTCUT_VARIANTS):
+        key = shared_key([main.task, *(controls[v].task for v in SHORTCUT_VARIANTS)])
         if key is not None:
             mo = main_outcomes.get(key) or outcomes_of(main, key, "main", repeat)
-            cos = {v: outcomes_of(controls[v], key, "control", repeat) for v in VARIANTS}
+            cos = {v: outcomes_of(controls[v], key, "control", repeat) for v in SHORTCUT_VARIANTS}
             result.label_key, result.labels = key, label_groups(mo, cos)
             cats = group_categories(main.key_items(key, repeat))
             result.categories = {g: cats.get(g, []) for g in result.labels}

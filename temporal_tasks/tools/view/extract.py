@@ -1,7 +1,7 @@
 """What the viewer shows of one run's task: headline values, categories, diagnostics, provenance and every group.
 
 The samples are read exactly as ``rescore`` reads them (:func:`~temporal_tasks.tools.samples.scorable_lines`, each
-answer re-read in the run's parser mode with :func:`~temporal_tasks.tools.rescore.reparse` through ``task_items``),
+answer re-read in the run's reading with :func:`~temporal_tasks.tools.rescore.reparse` through ``task_items``),
 and a group's
 outcome is the one the task's headline metric counts: its aggregation's group outcomes (the same code its CI and
 ``compare`` use). Everything is plain JSON-ready data; :mod:`temporal_tasks.tools.view.page` turns it into HTML.

@@ -1,5 +1,5 @@
 """TimeBlind's loader and task functions (``benchmarks/timeblind/tasks.py``): docs from the fixture, every bad row
-named, and the metrics against the official scorer transcription in both parser modes."""
+named, and the metrics against the official scorer transcription in both readings."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def test_variants(offline_env, variant, count, roles):
     assert len(docs) == count and {d["role"] for d in docs} == roles
     assert {d["group_size"] for d in docs} == {len(roles)}  # so every group of the task can be complete
     if variant == "text_blind":
-        assert all(d["videos"] == [] and vinoground.doc_to_visual(d) == [] for d in docs)
+        assert all(d["videos"] == [] and vinoground.question_video(d) == [] for d in docs)
     if variant == "official":
         video = [d for d in docs if d["kind"] == "video"]
         assert not any(d["paired"] for d in docs)
@@ -194,7 +194,7 @@ def test_paired_visual_follows_gt(offline_env, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_NUM_FRAMES", "9")
     docs = {d["question_id"]: d for d in vinoground.load_docs(variant="video")}
     # 1_pos_video has GT B: the positive clip (the caption's) is the second segment
-    (path,) = vinoground.doc_to_visual(docs["1_pos_video"])
+    (path,) = vinoground.question_video(docs["1_pos_video"])
     frames = decord.VideoReader(path).get_batch(list(range(9))).asnumpy().astype(np.int16)
     assert len(frames) == 9 and frames[4].max() <= 12  # 4 + 1 black + 4
     clip_dir = Path(docs["1_pos_video"]["videos"][0]).parent
@@ -204,16 +204,16 @@ def test_paired_visual_follows_gt(offline_env, monkeypatch):
     assert np.abs(frames[-1] - pos[len(pos) - 1].asnumpy()).mean() < 2.0
     assert np.abs(frames[3] - neg[len(neg) - 1].asnumpy()).mean() < 2.0
     # 1_neg_video has GT A: the negative clip first, i.e. the same order, hence the same cached file
-    assert vinoground.doc_to_visual(docs["1_neg_video"]) == [path]
+    assert vinoground.question_video(docs["1_neg_video"]) == [path]
     text_doc = vinoground.load_docs(variant="text")[0]
-    assert vinoground.doc_to_visual(text_doc) == text_doc["videos"]
+    assert vinoground.question_video(text_doc) == text_doc["videos"]
 
 
 # ----------------------------------------------------------------------------- aggregation in-process
 
 
 def _aggregate(items: list[dict], variant: str) -> dict[str, float]:
-    metric_list = vinoground.VARIANTS[variant][1]
+    metric_list = vinoground.TASK_VARIANTS[variant][1]
     out = {}
     for key in metric_list.keys():
         shared = {"parse_disagreement": parse_disagreement, "truncated_rate": truncated_rate}
@@ -279,7 +279,7 @@ def test_yaml_metric_lists_match_process_results():
         config = task_config(task)  # templates included, as lmms-eval resolves them
         assert config["task"] == task and config["reasoning_tags"] == "none"
         listed = {m["metric"] for m in config["metric_list"]}
-        metric_list = vinoground.VARIANTS[variant][1]
+        metric_list = vinoground.TASK_VARIANTS[variant][1]
         scores = set(metric_list.values)
         grouped = scores | {f"{m}_{c}" for m in scores for c in CATS}
         # --repeats k: every group metric (headline or category) also lists its three stability keys
