@@ -192,9 +192,8 @@
       part.appendChild(chart);
       var table = el("table", {"class": "steps"});
       var hr = el("tr");
-      ["step", "from", "to", "difference", "95% CI", "p-value", "groups"].forEach(function (h) {
-        hr.appendChild(el("th", null, h));
-      });
+      ["step", "score at the first N", "at the next N", "difference", "95% CI", "p-value",
+       "groups"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
       table.appendChild(hr);
       s.steps.forEach(function (c) {
         var tr = el("tr", {"data-step": c.step, "data-diff": fmt(c.diff, 2), "data-ci-low": fmt(c.ci_low, 2),
