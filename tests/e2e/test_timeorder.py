@@ -17,6 +17,8 @@ from temporal_tasks import cli
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.tools.compare import compare_runs
 from temporal_tasks.tools.timeorder import collect, frame_series, time_order
+from tests.conftest import made_once
+from tests.helpers.browser import load, parse
 from tests.helpers.lmms_runner import BASE_ENV
 
 FLIP = {"yes": "No", "no": "Yes", "A": "B", "B": "A"}
@@ -121,42 +123,60 @@ def test_timeorder_on_the_shortcut_groups(shortcut_run, offline_env, tmp_path, c
             )  # fmt: skip
 
 
-def test_frame_sweep_through_lmms_eval_config(offline_env, fixture_root, cache_root, lmms_launch, tmp_path, capsys):
-    frames = (4, 8, 16)
+FRAMES = (4, 8, 16)
+
+
+def _make_sweep(work: Path, fixture_root: Path, cache_root: Path, launch) -> None:
+    """``sweep-frames``' YAML (``sweep.yaml``), filled with a replay file per N (``filled.yaml``), run through
+    lmms-eval's own ``--config`` into ``logs/n<N>``: answers that improve with N (right in 1, 2, then 3 of the 4
+    TimeBlind instances), the shuffled variant right in instance 0 at every N."""
     assert cli.main(["sweep-frames", "--model", "temporal_replay", "--model-args", "responses=PLACEHOLDER",
-                     "--tasks", "timeblind_iacc,timeblind_iacc_shuffled", "--frames", ",".join(map(str, frames)),
-                     "--output-path", str(tmp_path / "logs"), "--out", str(tmp_path / "sweep.yaml")]) == 0  # fmt: skip
-    entries = yaml.safe_load((tmp_path / "sweep.yaml").read_text())
-    assert [e["model_args"] for e in entries] == [f"responses=PLACEHOLDER,max_num_frames={n}" for n in frames]
-    # answers that improve with N (a replay file per entry): right in 1, 2, then 3 of the 4 instances
+                     "--tasks", "timeblind_iacc,timeblind_iacc_shuffled", "--frames", ",".join(map(str, FRAMES)),
+                     "--output-path", str(work / "logs"), "--out", str(work / "sweep.yaml")]) == 0  # fmt: skip
+    entries = yaml.safe_load((work / "sweep.yaml").read_text())
     for i, entry in enumerate(entries):
-        answers = tmp_path / f"answers{i}.jsonl"
+        answers = work / f"answers{i}.jsonl"
         lines = _lines("timeblind_iacc", set(range(i + 1))) + _lines("timeblind_iacc_shuffled", {0})
         answers.write_text("".join(json.dumps(line) + "\n" for line in lines))
         entry["model_args"] = entry["model_args"].replace("PLACEHOLDER", str(answers))
-    (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(entries))
+    (work / "filled.yaml").write_text(yaml.safe_dump(entries))
     env = {**os.environ, **BASE_ENV, "TEMPORAL_TASKS_DATA_DIR": str(fixture_root),
            "TEMPORAL_TASKS_CACHE_DIR": str(cache_root)}  # fmt: skip
     env.pop("TEMPORAL_TASKS_NUM_FRAMES", None)
-    proc = lmms_launch(
-        [sys.executable, "-m", "lmms_eval", "--config", str(tmp_path / "sweep.yaml")], env, tmp_path, 900
-    )
+    proc = launch([sys.executable, "-m", "lmms_eval", "--config", str(work / "filled.yaml")], env, work, 900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    series = {s.task: s for s in frame_series(collect([tmp_path / "logs"]))}
+
+
+@pytest.fixture(scope="module")
+def frame_sweep(fixture_root, cache_root, lmms_launch, tmp_path_factory) -> Path:
+    """The frame sweep of :func:`_make_sweep`, made once per session for all workers (tests only read it): its
+    folder (``sweep.yaml``, ``logs/n4``, ``logs/n8``, ``logs/n16``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TEMPORAL_TASKS_DATA_DIR", str(fixture_root))
+        mp.setenv("TEMPORAL_TASKS_CACHE_DIR", str(cache_root))
+        return made_once(tmp_path_factory, "frame_sweep",
+                         lambda work: _make_sweep(work, fixture_root, cache_root, lmms_launch))  # fmt: skip
+
+
+def test_frame_sweep_through_lmms_eval_config(frame_sweep, offline_env, tmp_path, capsys):
+    entries = yaml.safe_load((frame_sweep / "sweep.yaml").read_text())
+    assert [e["model_args"] for e in entries] == [f"responses=PLACEHOLDER,max_num_frames={n}" for n in FRAMES]
+    logs = frame_sweep / "logs"
+    series = {s.task: s for s in frame_series(collect([logs]))}
     main = series["timeblind_iacc"]
     assert [(p.n, p.value) for p in main.points] == [(4, 25.0), (8, 50.0), (16, 75.0)]
     assert [s.diff for s in main.steps] == [25.0, 25.0]
     assert [p.value for p in series["timeblind_iacc_shuffled"].points] == [25.0, 25.0, 25.0]
     # one time-order result per N, each paired with the shuffled run of its own N
-    paired = time_order(collect([tmp_path / "logs"]))
+    paired = time_order(collect([logs]))
     assert sorted((r.main.n, r.rows[0].comparison.diff) for r in paired) == [(4, 0.0), (8, 25.0), (16, 50.0)]
-    assert cli.main(["timeorder", str(tmp_path / "logs"), "--out", str(tmp_path / "o")]) == 0
+    assert cli.main(["timeorder", str(logs), "--out", str(tmp_path / "o")]) == 0
     assert "## Frame count" in capsys.readouterr().out and (tmp_path / "o" / "frames.csv").is_file()
     assert len(list((tmp_path / "o").glob("frames_*.png"))) == 2
     # the main task at N=8 and the shuffled at N=4, alone together: refused, naming N
     mixed = tmp_path / "mixed"
     for n, task in ((8, "timeblind_iacc"), (4, "timeblind_iacc_shuffled")):
-        run = tmp_path / "logs" / f"n{n}"
+        run = logs / f"n{n}"
         for file in run.rglob("*.json*"):
             if file.name.endswith("_results.json") or file.name.endswith(f"_samples_{task}.jsonl"):
                 # each run keeps its own folder: two runs started in the same second write the same file names
@@ -169,8 +189,6 @@ def test_frame_sweep_through_lmms_eval_config(offline_env, fixture_root, cache_r
 
 
 def test_time_order_view_in_browser(shortcut_run, offline_env, tmp_path):
-    from tests.helpers.browser import load, parse
-
     out = tmp_path / "view.html"
     assert cli.main(["view", str(shortcut_run), "--out", str(out)]) == 0
     page = load(out, "task=timeblind_iacc&label=needs%20the%20order", tmp=tmp_path / "chromium")
@@ -200,3 +218,36 @@ def test_time_order_view_in_browser(shortcut_run, offline_env, tmp_path):
     # a task with no controls in the run: no time-order view
     page = load(out, "task=vinoground_group_shuffled", tmp=tmp_path / "chromium2")
     assert parse(page.dom).find(id="timeorder-box").attrs.get("hidden") is not None
+
+
+def test_frames_view_in_browser(frame_sweep, offline_env, tmp_path, capsys):
+    logs = frame_sweep / "logs"
+    out = tmp_path / "view.html"
+    assert cli.main(["view", str(logs), "--out", str(out)]) == 0
+    assert "the newest complete run of 3 found" in capsys.readouterr().out
+    series = {s.task: s for s in frame_series(collect([logs]))}
+    for task, values in (("timeblind_iacc", ["25.00", "50.00", "75.00"]), ("timeblind_iacc_shuffled", ["25.00"] * 3)):
+        page = load(out, f"task={task}", tmp=tmp_path / f"chromium_{task}")
+        assert page.console == [] and page.requests == []
+        dom = parse(page.dom)
+        assert dom.find(id="frames-box").attrs.get("hidden") is None
+        (shown,) = dom.find(id="frame-series").find_all("div", data_task=task)
+        points = shown.find_all("g", data_n=True)
+        want = series[task]
+        assert [g.attrs["data-n"] for g in points] == [str(n) for n in FRAMES]
+        assert [g.attrs["data-value"] for g in points] == values
+        for g, p in zip(points, want.points, strict=True):
+            assert (g.attrs["data-value"], g.attrs["data-ci-low"], g.attrs["data-ci-high"]) == (
+                f"{p.value:.2f}", f"{p.ci_low:.2f}", f"{p.ci_high:.2f}",
+            )  # fmt: skip
+        steps = shown.find("table").find_all("tr", data_step=True)
+        assert [tr.attrs["data-step"] for tr in steps] == ["N=4 -> N=8", "N=8 -> N=16"]
+        for tr, c in zip(steps, want.steps, strict=True):
+            p = f"{c.p_value:.4f}" if c.p_value >= 0.0001 else "<0.0001"
+            assert (tr.attrs["data-diff"], tr.attrs["data-ci-low"], tr.attrs["data-ci-high"], tr.attrs["data-p"]) == (
+                f"{c.diff:.2f}", f"{c.ci_low:.2f}", f"{c.ci_high:.2f}", p,
+            )  # fmt: skip
+    # one N alone: no frames view
+    assert cli.main(["view", str(logs / "n8"), "--out", str(tmp_path / "one.html")]) == 0
+    page = load(tmp_path / "one.html", "task=timeblind_iacc", tmp=tmp_path / "chromium_one")
+    assert parse(page.dom).find(id="frames-box").attrs.get("hidden") is not None

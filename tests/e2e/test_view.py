@@ -262,6 +262,25 @@ def test_view_two_runs_in_browser(views, tmp_path):
         assert tr.attrs["data-p"] == (f"{r.p_value:.4f}" if r.p_value >= 0.0001 else "<0.0001")
     assert shown["instance_acc"].attrs["data-diff"] == "25.00"  # 25 -> 50: instances 1, 2 right, 0 wrong
     assert "instance_acc_yes_no" in shown or "instance_acc_multiple_choice" in shown  # per category too
+    # the headline rows side by side: BASE's and NEW's reported value [CI], then compare's NEW - BASE
+    reported = [_results(views["base"])["timeblind_iacc"], _results(views["new"])["timeblind_iacc"]]
+    heads = dom.find(id="headline").find_all("tr")
+    assert heads and [tr.attrs["data-metric"] for tr in heads][0] == "instance_acc"
+    for tr in heads:
+        key = tr.attrs["data-metric"]
+        for i, values in enumerate(reported):
+            cell = tr.find("td", data_run=str(i))
+            assert (cell.attrs["data-value"], cell.attrs["data-ci-low"], cell.attrs["data-ci-high"]) == tuple(
+                f"{values[f'{key}{suffix},none']:.2f}" for suffix in ("", "_ci_low", "_ci_high")
+            )  # fmt: skip
+        (r,) = [r for r in rows if r.task == "timeblind_iacc" and r.metric == key]
+        assert (tr.attrs["data-diff"], tr.attrs["data-ci-low"], tr.attrs["data-ci-high"], tr.attrs["data-groups"]) == (
+            f"{r.diff:.2f}", f"{r.ci_low:.2f}", f"{r.ci_high:.2f}", str(r.groups),
+        )  # fmt: skip
+        assert tr.attrs["data-p"] == (f"{r.p_value:.4f}" if r.p_value >= 0.0001 else "<0.0001")
+    assert heads[0].find("td", data_run="0").text().startswith("25.00 [")
+    assert heads[0].find("td", data_run="1").text().startswith("50.00 [")
+    assert heads[0].attrs["data-diff"] == "25.00"
     # a flipped group's answers side by side
     group = dom.find("details", data_group="timeblind/0")
     assert group.attrs["data-outcome"] == "right,failed"
@@ -275,6 +294,11 @@ def test_view_two_runs_in_browser(views, tmp_path):
     refused = dom.find(id="refused")
     assert refused.attrs["data-refused"] == "true" and "frames.n: null != 16" in refused.text()
     assert not dom.find(id="compare").find_all("tr") and "data-better" not in dom.find(id="flips").attrs
+    # the headline rows still show both runs' values, and the reason instead of the difference
+    for tr in dom.find(id="headline").find_all("tr"):
+        assert tr.attrs["data-compared"] == "false" and "data-diff" not in tr.attrs
+        assert "frames.n: null != 16" in tr.find("td", **{"class": "reason"}).text()
+        assert tr.find("td", data_run="0").attrs["data-value"] == tr.find("td", data_run="1").attrs["data-value"]
     page = load(views["refused"], "task=vinoground_group", tmp=tmp_path)
     dom = parse(page.dom)
     assert dom.find(id="refused").attrs["data-refused"] == "false" and dom.find(id="compare").find_all("tr")

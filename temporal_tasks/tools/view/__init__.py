@@ -2,8 +2,10 @@
 
 One run: per task its headline metrics with group CIs, category bars, diagnostics and provenance, then every group
 (outcome, failure shape, each member's prompt, gold, answer with the read part highlighted, both readings, flags),
-with filters and a search whose state lives in the URL fragment. Two runs (``view BASE NEW``): also the paired
-differences of ``compare`` and the groups that flipped each way, answers side by side.
+with filters and a search whose state lives in the URL fragment. Two runs (``view BASE NEW``): the headline rows side
+by side with ``compare``'s paired differences, its per-metric rows and the groups that flipped each way, answers side
+by side. A frame sweep among the runs under the paths (runs that differ only in N): the score against N and the
+successive-N steps of ``timeorder``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,14 @@ Run selection is ``rescore``'s (:func:`~temporal_tasks.tools.rescore.select_samp
 newest complete one or ``--run``); the comparison is ``compare``'s own
 :func:`~temporal_tasks.tools.compare.compare_runs`, so the
 differences, CIs and p-values are the same numbers, and a task whose provenance ``compare`` would refuse is shown
-with that reason instead of numbers.
+with that reason instead of numbers. The two runs' headline rows are shown side by side (:func:`headline_pairs`), each
+with ``compare``'s row for its key.
+
+The frames view is ``timeorder``'s: every run under the paths given is read
+(:func:`~temporal_tasks.tools.timeorder.collect`, as ``temporal-tasks timeorder PATHS`` reads them), and each set of
+runs of one task and model that differ only in N (:func:`~temporal_tasks.tools.timeorder.frame_series`) is shown on
+that task's page, whichever run the rest of the page shows (``view logs/frames``: the newest run's groups, and the
+score against every N of the sweep).
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from temporal_tasks.tools.report.layout import benchmark_of, benchmarks, ordered
 from temporal_tasks.tools.report.results import RunResults, load_run
 from temporal_tasks.tools.rescore import select_samples
 from temporal_tasks.tools.runs import Run
+from temporal_tasks.tools.timeorder import frame_series
 from temporal_tasks.tools.view.category_ci import category_cis
 from temporal_tasks.tools.view.extract import number, results_part, task_groups
+from temporal_tasks.tools.view.frames import frames_data, sweep_runs
 from temporal_tasks.tools.view.timeorder import run_tasks, timeorder_data
 
 
@@ -89,8 +98,31 @@ def _comparison(task: str, recs: list[dict | None], rows: list, refusal: str | N
     return {"refused": None, "rows": shown, "note": note}
 
 
+def headline_pairs(runs: list[dict | None], compare: dict) -> list[dict]:
+    """Two runs' headline rows side by side, one per key either run reports: ``{metric, label, runs: [[value,
+    ci_low, ci_high] or None per run], compared}``; ``compared`` is ``compare``'s row of that key (NEW - BASE,
+    paired CI, p-value), or None with ``reason`` when the task was refused or ``compare`` tests no such key."""
+    rows = {r["metric"]: r for r in compare["rows"]}
+    keys: dict[str, str] = {}
+    for run in runs:
+        for key, label, *_rest in run["headline"] if run else ():
+            keys.setdefault(key, label)
+    out = []
+    for key, label in keys.items():
+        values = []
+        for run in runs:
+            found = [row[2:] for row in (run["headline"] if run else ()) if row[0] == key]
+            values.append(found[0] if found else None)
+        row = rows.get(key)
+        reason = compare["refused"] or (None if row else "compare tests no such key (not a group metric)")
+        out.append({"metric": key, "label": label, "runs": values, "compared": None if reason else row,
+                    "reason": reason})  # fmt: skip
+    return out
+
+
 def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -> dict:
-    """The viewer's data: ``{"runs": [...], "tasks": [...], "notes": [...], "samples_bytes": n, "timeorder": [...]}``.
+    """The viewer's data: ``{"runs": [...], "tasks": [...], "notes": [...], "samples_bytes": n, "timeorder": [...],
+    "frame_series": [...]}``.
 
     ``paths`` holds one entry per run (one or two); ``wanted`` the ``--run`` of each (None: the newest complete).
     """
@@ -112,8 +144,12 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
             rows, _notes = compare_runs(_pin(chosen[0][0]), _pin(chosen[1][0]), categories=True, force=True)
         except DataError as exc:
             refusal_all = str(exc)
-    # one run: its tasks read once, for the per-category CIs and the time-order view
-    taskruns = run_tasks(_pin(chosen[0][0])) if len(chosen) == 1 else {}
+    # every run under the paths, for the frames view; one run: its tasks among them, read once, for the
+    # per-category CIs and the time-order view
+    sweep = sweep_runs(list(paths), notes)
+    taskruns: dict = {}
+    if len(chosen) == 1:
+        taskruns = {tr.task: tr for tr in sweep if tr.run == chosen[0][0].name} or run_tasks(_pin(chosen[0][0]))
     out_tasks = []
     samples_bytes = 0
     for task in tasks:
@@ -169,6 +205,7 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
                 entry["compare"] = _comparison(task, recs, rows, refusal_all)
                 if not entry["compare"]["refused"]:
                     entry["compare"]["flips"] = _flips(groups)
+            entry["headline_pairs"] = headline_pairs(runs_part, entry["compare"])
         out_tasks.append(entry)
     if not out_tasks:
         raise DataError(f"no task of ours in {[str(p) for p in paths]}: nothing to view.")
@@ -183,4 +220,10 @@ def view_data(paths: list[str | Path], wanted: list[str | None] | None = None) -
     ]
     # one run: its main tasks against their shortcut variants (temporal-tasks timeorder), for the time-order view
     timeorder = timeorder_data(list(taskruns.values()), notes) if len(chosen) == 1 else []
-    return {"runs": runs, "tasks": out_tasks, "notes": notes, "samples_bytes": samples_bytes, "timeorder": timeorder}
+    series = frames_data(frame_series(sweep))
+    shown = {t["task"] for t in out_tasks}
+    hidden = sorted({s["task"] for s in series} - shown)
+    if hidden:
+        notes.append(f"frames view: the sweep of {', '.join(hidden)} is not shown (the run viewed lacks the task)")
+    return {"runs": runs, "tasks": out_tasks, "notes": notes, "samples_bytes": samples_bytes, "timeorder": timeorder,
+            "frame_series": [s for s in series if s["task"] in shown]}  # fmt: skip

@@ -77,22 +77,13 @@
 
   function renderOverview(t) {
     document.getElementById("task").setAttribute("data-task", t.task);
-    var head = clear(document.getElementById("headline"));
     var diag = clear(document.getElementById("diagnostics"));
     var charts = clear(document.getElementById("charts"));
     var prov = clear(document.getElementById("provenance"));
     var shapes = clear(document.getElementById("shapes"));
+    renderHeadline(t);
     t.runs.forEach(function (r, i) {
       if (!r) return;
-      r.headline.forEach(function (row) {
-        var tr = el("tr", {"data-run": i, "data-metric": row[0], "data-value": fmt(row[2], 2),
-          "data-ci-low": fmt(row[3], 2), "data-ci-high": fmt(row[4], 2)});
-        tr.appendChild(el("td", null, runName(i)));
-        tr.appendChild(el("td", null, row[1] + " (" + row[0] + ")"));
-        tr.appendChild(el("td", {"class": "num"}, fmt(row[2], 2)));
-        tr.appendChild(el("td", null, row[3] === null ? "" : "[" + fmt(row[3], 2) + ", " + fmt(row[4], 2) + "]"));
-        head.appendChild(tr);
-      });
       r.diagnostics.forEach(function (row) {
         var tr = el("tr", {"data-run": i, "data-metric": row[0], "data-value": fmt(row[2], 2)});
         tr.appendChild(el("td", null, runName(i)));
@@ -126,9 +117,97 @@
       prov.appendChild(p);
     });
     renderCompare(t);
+    renderFrames(t);
     var cat = clear(document.getElementById("category"));
     cat.appendChild(el("option", {value: ""}, "all categories"));
     t.categories.forEach(function (c) { cat.appendChild(el("option", {value: c}, c)); });
+  }
+
+  function ciText(low, high) {
+    return low === null || low === undefined ? "" : "[" + fmt(low, 2) + ", " + fmt(high, 2) + "]";
+  }
+  function signed(x) { return (x !== null && x >= 0 ? "+" : "") + fmt(x, 2); }
+
+  // one run: a row per headline key; two runs: a row per key with BASE, NEW and compare's NEW - BASE side by side
+  function renderHeadline(t) {
+    var head = clear(document.getElementById("headline-head"));
+    var body = clear(document.getElementById("headline"));
+    var names = two ? ["metric", "BASE", "NEW", "NEW \u2212 BASE", "95% CI", "p-value", "groups"]
+      : ["run", "metric", "value", "95% CI"];
+    var hr = el("tr");
+    names.forEach(function (n) { hr.appendChild(el("th", null, n)); });
+    head.appendChild(hr);
+    if (!two) {
+      t.runs[0].headline.forEach(function (row) {
+        var tr = el("tr", {"data-run": 0, "data-metric": row[0], "data-value": fmt(row[2], 2),
+          "data-ci-low": fmt(row[3], 2), "data-ci-high": fmt(row[4], 2)});
+        tr.appendChild(el("td", null, runName(0)));
+        tr.appendChild(el("td", null, row[1] + " (" + row[0] + ")"));
+        tr.appendChild(el("td", {"class": "num"}, fmt(row[2], 2)));
+        tr.appendChild(el("td", null, ciText(row[3], row[4])));
+        body.appendChild(tr);
+      });
+      return;
+    }
+    t.headline_pairs.forEach(function (p) {
+      var c = p.compared;
+      var tr = el("tr", {"data-metric": p.metric, "data-compared": c ? "true" : "false"});
+      tr.appendChild(el("td", null, p.label + " (" + p.metric + ")"));
+      p.runs.forEach(function (v, i) {
+        var td = v ? el("td", {"class": "num", "data-run": i, "data-value": fmt(v[0], 2),
+          "data-ci-low": fmt(v[1], 2), "data-ci-high": fmt(v[2], 2)}, fmt(v[0], 2) + " " + ciText(v[1], v[2]))
+          : el("td", {"data-run": i, "class": "empty"}, "n/a");
+        tr.appendChild(td);
+      });
+      if (c) {
+        tr.setAttribute("data-diff", fmt(c.diff, 2));
+        tr.setAttribute("data-ci-low", fmt(c.ci_low, 2));
+        tr.setAttribute("data-ci-high", fmt(c.ci_high, 2));
+        tr.setAttribute("data-p", pfmt(c.p_value));
+        tr.setAttribute("data-groups", c.groups);
+        tr.appendChild(el("td", {"class": "num diff"}, signed(c.diff)));
+        tr.appendChild(el("td", {"class": "ci"}, ciText(c.ci_low, c.ci_high)));
+        tr.appendChild(el("td", {"class": "num p"}, pfmt(c.p_value)));
+        tr.appendChild(el("td", {"class": "num"}, c.groups));
+      } else {
+        tr.appendChild(el("td", {"class": "reason", "colspan": 4}, "not compared: " + p.reason));
+      }
+      body.appendChild(tr);
+    });
+  }
+
+  // the frame-count series of this task (temporal-tasks timeorder's, over every run under the paths viewed)
+  function renderFrames(t) {
+    var all = (DATA.frame_series || []).filter(function (s) { return s.task === t.task; });
+    var box = document.getElementById("frames-box");
+    box.hidden = !all.length;
+    var list = clear(document.getElementById("frame-series"));
+    all.forEach(function (s, k) {
+      var part = el("div", {"class": "sweep", "data-series": k, "data-task": s.task, "data-key": s.key,
+        "data-model": s.model});
+      part.appendChild(el("p", null, s.benchmark + ": " + s.task + " (" + s.model + "), " + s.label + " (" + s.key +
+        ")"));
+      var chart = el("div", {"class": "chartbox"});
+      chart.innerHTML = s.chart;  // our own SVG (escaped server-side), not text from the run
+      part.appendChild(chart);
+      var table = el("table", {"class": "steps"});
+      var hr = el("tr");
+      ["step", "score at the first N", "at the next N", "difference", "95% CI", "p-value",
+       "groups"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+      table.appendChild(hr);
+      s.steps.forEach(function (c) {
+        var tr = el("tr", {"data-step": c.step, "data-diff": fmt(c.diff, 2), "data-ci-low": fmt(c.ci_low, 2),
+          "data-ci-high": fmt(c.ci_high, 2), "data-p": pfmt(c.p_value), "data-groups": c.groups});
+        [c.step, fmt(c.base, 2), fmt(c.new, 2), signed(c.diff), ciText(c.ci_low, c.ci_high), pfmt(c.p_value),
+         c.groups].forEach(function (v) { tr.appendChild(el("td", null, v)); });
+        table.appendChild(tr);
+      });
+      part.appendChild(table);
+      var notes = el("ul", {"class": "note"});
+      s.notes.forEach(function (n) { notes.appendChild(el("li", null, n)); });
+      part.appendChild(notes);
+      list.appendChild(part);
+    });
   }
 
   function renderCompare(t) {

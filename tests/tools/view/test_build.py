@@ -1,5 +1,6 @@
 """The viewer's data (``tools/view/build.py``): one run's groups, counts and failure shapes, two runs aligned with
-``compare``'s numbers and the groups that flipped, and the errors (no browser: tests/e2e/test_view.py)."""
+``compare``'s numbers (the headline rows side by side) and the groups that flipped, and the errors (no browser:
+tests/e2e/test_view.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import pytest
 
 from temporal_tasks.data.sources import DataError
 from temporal_tasks.tools.bench.scoring import timeblind_payloads
+from temporal_tasks.tools.compare import compare_runs
 from temporal_tasks.tools.view.build import view_data
+from tests.helpers.timeorder_runs import MAIN, answers, docs, record, write_run
 
 GOLD = ["yes", "no", "no", "yes"]
 
@@ -66,3 +69,29 @@ def test_one_run_or_two_and_only_our_tasks(tmp_path):
     other = _samples(tmp_path / "b", GOLD * 2, task="someone_elses_task")
     with pytest.raises(DataError, match="no task of ours in"):
         view_data([other])
+
+
+def test_two_runs_headline_rows_side_by_side_with_compares_numbers(offline_env, tmp_path):
+    questions = docs()
+    reported = {"a": {"instance_acc": 25.0, "instance_acc_ci_low": 0.0, "instance_acc_ci_high": 75.0},
+                "b": {"instance_acc": 75.0, "instance_acc_ci_low": 25.0, "instance_acc_ci_high": 100.0}}  # fmt: skip
+    base = write_run(tmp_path / "a", {MAIN: answers(questions, {0})}, values={MAIN: reported["a"]})
+    new = write_run(tmp_path / "b", {MAIN: answers(questions, {0, 1, 2})}, values={MAIN: reported["b"]})
+    (task,) = view_data([base, new])["tasks"]
+    rows, _notes = compare_runs(base, new, categories=True, force=True)
+    (pair,) = task["headline_pairs"]  # the runs report one headline key
+    assert pair["metric"] == "instance_acc" and pair["reason"] is None
+    assert pair["runs"] == [[25.0, 0.0, 75.0], [75.0, 25.0, 100.0]]
+    (want,) = [r for r in rows if r.metric == "instance_acc"]
+    got = pair["compared"]
+    assert (got["base"], got["new"], got["diff"], got["ci_low"], got["ci_high"], got["p_value"], got["groups"]) == (
+        want.base, want.new, want.diff, want.ci_low, want.ci_high, want.p_value, want.groups,
+    )  # fmt: skip
+    assert got["diff"] == 50.0
+    # provenance that differs (N): the reason, no numbers
+    other = write_run(tmp_path / "c", {MAIN: answers(questions, {0})}, values={MAIN: reported["b"]},
+                      records={MAIN: record(MAIN, n=16)})  # fmt: skip
+    (task,) = view_data([base, other])["tasks"]
+    (pair,) = task["headline_pairs"]
+    assert pair["compared"] is None and "frames.n: 8 != 16" in pair["reason"]
+    assert pair["runs"][1] == [75.0, 25.0, 100.0]

@@ -1,11 +1,11 @@
 """The viewer's inline SVG charts (``tools/view/charts.py``): one bar per category, its CI whisker, values clipped
-to 0-100 on the axis, text escaped."""
+to 0-100 on the axis, text escaped; the score against N, one point per N on a log2 axis with its whisker."""
 
 from __future__ import annotations
 
 import re
 
-from temporal_tasks.tools.view.charts import bar_chart, category_charts
+from temporal_tasks.tools.view.charts import bar_chart, category_charts, series_chart
 
 
 def _bars(svg: str) -> dict[str, str]:
@@ -41,3 +41,27 @@ def test_category_charts_skip_families_without_rows():
     charts = category_charts({"binary_acc": [["speed", 10.0, None, None]], "mba": []})
     assert len(charts) == 1 and 'data-family="binary_acc"' in charts[0]
     assert category_charts({}) == []
+
+
+def _point(n, value, low, high):
+    return {"n": n, "value": value, "ci_low": low, "ci_high": high}
+
+
+def test_series_chart_points_on_a_log2_axis_with_whiskers():
+    svg = series_chart("t<1>", "instance_acc", [_point(4, 25.0, 0.0, 50.0), _point(8, 50.0, None, None),
+                                                _point(16, 100.0, 75.0, 100.0)])  # fmt: skip
+    assert svg.startswith('<svg class="chart frames-chart"') and svg.endswith("</svg>") and "t&lt;1&gt;" in svg
+    got = re.findall(r'data-n="(\d+)" data-value="([^"]+)" data-ci-low="([^"]+)" data-ci-high="([^"]+)"', svg)
+    assert got == [("4", "25.00", "0.00", "50.00"), ("8", "50.00", "n/a", "n/a"), ("16", "100.00", "75.00", "100.00")]
+    # x: 80 + 320 * (log2 N - 2) / 2, so N=8 sits midway; y: 24 + 180 * (1 - v / 100)
+    assert re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg) == [("80.0", "159.0"), ("240.0", "114.0"),
+                                                                       ("400.0", "24.0")]  # fmt: skip
+    assert '<line x1="80.0" y1="204.0" x2="80.0" y2="114.0" class="ci"/>' in svg  # N=4: CI [0, 50]
+    assert svg.count('class="ci"') == 6  # two whiskers and their caps; none for N=8
+    assert '<polyline points="80.0,159.0 240.0,114.0 400.0,24.0" class="series"/>' in svg
+
+
+def test_series_chart_missing_value_and_one_n():
+    svg = series_chart("t", "k", [_point(8, None, None, None), _point(8, 10.0, 5.0, 15.0)])
+    assert svg.count("<circle") == 1 and "<polyline" not in svg and 'data-value="n/a"' in svg
+    assert '<circle cx="240.0"' in svg  # one N: the middle of the axis
