@@ -3,21 +3,9 @@
 
 from __future__ import annotations
 
-import math
-import socket
-
 from temporal_tasks.cli import write_demo_responses
 from temporal_tasks.data.fixtures import demo_tasks, writers
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _clean(metrics: dict) -> dict:
-    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()}
+from tests.helpers.launch import comparable, free_port
 
 
 def test_accelerate_launch_two_processes(lmms_eval, offline_env, tmp_path):
@@ -27,12 +15,12 @@ def test_accelerate_launch_two_processes(lmms_eval, offline_env, tmp_path):
     responses = write_demo_responses(tmp_path / "answers.jsonl", list(writers()), seed=5)
     tasks = ",".join(demo_tasks())
     one = lmms_eval(tasks, responses=responses)
-    port = str(_free_port())
+    port = str(free_port())
     launcher = ["-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
                 "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", port]  # fmt: skip
     # The user's own accelerate config (~/.cache/huggingface/accelerate) is not this test's.
     two = lmms_eval(tasks, responses=responses, launcher=launcher, env={"HF_HOME": str(tmp_path / "hf_home")})
     assert "Running on rank 1" in two.output
     for task in demo_tasks():
-        assert _clean(one.metrics(task)) == _clean(two.metrics(task)), task
+        assert comparable(one.metrics(task)) == comparable(two.metrics(task)), task
         assert len(one.samples[task]) == len(two.samples[task]), task

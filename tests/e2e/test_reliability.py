@@ -4,26 +4,14 @@ bad inputs stop before any model call with one clear error, secrets are never wr
 from __future__ import annotations
 
 import json
-import math
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
 
 from temporal_tasks.cli import write_demo_responses
 from temporal_tasks.data.fixtures import demo_tasks, writers
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _clean(metrics: dict) -> dict:
-    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()}
-
+from tests.helpers.launch import comparable, free_port
 
 # ----------------------------------------------------------------------------- 1. several processes
 
@@ -32,11 +20,11 @@ def test_two_processes_give_identical_metrics(lmms_eval, offline_env, tmp_path):
     responses = write_demo_responses(tmp_path / "answers.jsonl", list(writers()), seed=11)
     tasks = ",".join(demo_tasks())
     one = lmms_eval(tasks, responses=responses)
-    launcher = ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
+    launcher = ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(free_port())]
     two = lmms_eval(tasks, responses=responses, launcher=launcher)
     assert "Running on rank 1" in two.output
     for task in demo_tasks():
-        assert _clean(one.metrics(task)) == _clean(two.metrics(task)), task
+        assert comparable(one.metrics(task)) == comparable(two.metrics(task)), task
         assert len(one.samples[task]) == len(two.samples[task])
     # Rescoring the logged samples reproduces every metric of every task, without the model.
     from temporal_tasks.tools.rescore import rescore
@@ -45,7 +33,7 @@ def test_two_processes_give_identical_metrics(lmms_eval, offline_env, tmp_path):
         rescored = rescore([tmp_path / run / "results"])["results"]
         for task in demo_tasks():
             again = {k.split(",")[0]: v for k, v in rescored[task].items() if k.endswith(",none")}
-            assert _clean(again) == _clean(one.metrics(task)), (run, task)
+            assert comparable(again) == comparable(one.metrics(task)), (run, task)
 
 
 def test_cli_limit_and_offset_on_every_task(lmms_eval, offline_env, tmp_path):
