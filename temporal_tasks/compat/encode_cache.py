@@ -9,9 +9,14 @@ twice and another never. Every adapter that sends frames through ``to_openai_mes
 (:data:`AFFECTED_ADAPTERS`); local Hugging Face models pass tensors and are not.
 
 :func:`probe_repeats` reproduces it: the real ``to_openai_messages`` on a synthetic video of
-:data:`PROBE_FRAMES` distinct frames (its ``fetch_video`` stood in for, so nothing is decoded), a few times; any
-repeated frame is the defect. Its outcome is measured, not assumed: on lmms-eval 0.7.3 a 32-frame probe repeated a
-frame in 2,000 of 2,000 tries, and an 8-frame one in 116 of 200 (address reuse is likely, not certain).
+:data:`PROBE_FRAMES` distinct frames (its ``fetch_video`` stood in for, so nothing is decoded); any repeated frame is
+the defect. Whether CPython hands a freed frame's address to the next one depends on the allocator's state, so a
+plain try can miss it (on lmms-eval 0.7.3 a 32-frame try repeated a frame in 2,000 of 2,000 tries in one process, and
+none of three in a freshly forked one: the probe then said "no defect" and nothing was repaired). The first try
+therefore runs with ``media_encoder``'s ``id`` stood in for, in the probing thread only, by one address for every
+object, the case the allocator may always produce: an ``id()``-keyed cache then repeats a frame every time, and a
+cache that tells images apart some other way (by content, by a held object, or no cache) does not. The other tries
+are plain, for a release that reaches addresses some other way.
 
 :func:`repair_encode_cache` applies the repair only when the probe finds the defect, then probes again: the cache
 key of a PIL image holds the image itself (compared by identity, as ``id()`` meant), so a keyed image stays alive as
@@ -21,9 +26,10 @@ When an lmms-eval release fixes the defect, the probe finds none and nothing is 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +53,8 @@ AFFECTED_ADAPTERS = (
 PROBE_FRAMES = 32
 _PROBE_TRIES = 3
 _REPAIRED = "_temporal_tasks_original_key"
+# The thread whose media_encoder lookups of `id` see one address for every object (probe_repeats' first try).
+_ONE_ADDRESS = threading.local()
 # One probe or patch at a time (lmms-eval's --process_docs_parallel builds tasks in threads).
 _LOCK = threading.Lock()
 
@@ -103,9 +111,33 @@ def _probe_frames(count: int) -> Any:
     return frames
 
 
+def _one_address_id(obj: object) -> int:
+    """``media_encoder``'s ``id`` during a probe: 0 for every object in the probing thread (as if each frame took the
+    freed address of the one before), the real ``id`` in any other thread."""
+    return 0 if getattr(_ONE_ADDRESS, "on", False) else id(obj)
+
+
+@contextlib.contextmanager
+def _every_object_at_one_address(module: Any) -> Iterator[None]:
+    """Within the block, ``module``'s global ``id`` gives one address for every object, in this thread only."""
+    missing = object()
+    before = module.__dict__.get("id", missing)
+    module.id = _one_address_id
+    _ONE_ADDRESS.on = True
+    try:
+        yield
+    finally:
+        _ONE_ADDRESS.on = False
+        if before is missing:
+            del module.id
+        else:
+            module.id = before
+
+
 def probe_repeats(frames: int = PROBE_FRAMES, tries: int = _PROBE_TRIES) -> bool | None:
     """Whether ``ChatMessages.to_openai_messages`` sends some frame of a ``frames``-frame video twice (in any of
-    ``tries`` messages). None: this lmms-eval has no such video path (no ``ChatMessages``, no ``fetch_video``).
+    ``tries`` messages; the first with every frame at one address, see the module docstring). None: this lmms-eval
+    has no such video path (no ``ChatMessages``, no ``fetch_video``).
 
     The real method runs with its module's ``fetch_video`` stood in for by the synthetic frames: no file, no decoder.
     """
@@ -116,17 +148,30 @@ def probe_repeats(frames: int = PROBE_FRAMES, tries: int = _PROBE_TRIES) -> bool
     chat = getattr(protocol, "ChatMessages", None)
     if chat is None or getattr(protocol, "fetch_video", None) is None:
         return None
+    try:
+        from lmms_eval.models.model_utils import media_encoder
+    except ImportError:
+        media_encoder = None
     video = _probe_frames(frames)
     message = chat(messages=[{"role": "user", "content": [{"type": "video", "url": "temporal-tasks-probe.mp4"}]}])
+
+    def repeats() -> bool:
+        content = message.to_openai_messages(video_kwargs={"nframes": frames})[0]["content"]
+        urls = [part["image_url"]["url"] for part in content if part.get("type") == "image_url"]
+        if len(urls) != frames:
+            raise RuntimeError(f"the probe's {frames}-frame video came back as {len(urls)} images")
+        return len(set(urls)) < len(urls)
+
     original = protocol.fetch_video
     protocol.fetch_video = lambda _arg: video
     try:
-        for _ in range(tries):
-            content = message.to_openai_messages(video_kwargs={"nframes": frames})[0]["content"]
-            urls = [part["image_url"]["url"] for part in content if part.get("type") == "image_url"]
-            if len(urls) != frames:
-                raise RuntimeError(f"the probe's {frames}-frame video came back as {len(urls)} images")
-            if len(set(urls)) < len(urls):
+        for attempt in range(tries):
+            if attempt == 0 and media_encoder is not None:
+                with _every_object_at_one_address(media_encoder):
+                    found = repeats()
+            else:
+                found = repeats()
+            if found:
                 return True
     finally:
         protocol.fetch_video = original
@@ -136,8 +181,8 @@ def probe_repeats(frames: int = PROBE_FRAMES, tries: int = _PROBE_TRIES) -> bool
 def repair_encode_cache(enabled: bool = True) -> EncodeCacheCheck:
     """Probe the installed lmms-eval and, when it repeats frames and ``enabled``, repair its cache key (idempotent).
 
-    Costs one probe (about 1 ms on lmms-eval 0.7.3, where the first try repeats a frame) and, after a repair, a
-    second one that must find every frame once. A repair already in place is checked, not re-applied; with
+    Costs one probe (about 1 ms on lmms-eval 0.7.3, where the first try repeats a frame, always) and, after a
+    repair, a second one that must find every frame once. A repair already in place is checked, not re-applied; with
     ``enabled`` False it is taken out again (lmms-eval's own key back), so the run sees lmms-eval as it is.
     """
     with _LOCK:

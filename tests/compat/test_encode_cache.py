@@ -42,6 +42,46 @@ def test_contract_installed_lmms_eval_still_repeats_frames():
     assert probe_repeats() is True
 
 
+def test_probe_finds_the_defect_when_no_address_is_reused(monkeypatch):
+    """The probe must not hang on the allocator: with every decoded frame kept alive (no address reused, as in the
+    fresh process where three plain tries repeated nothing), lmms-eval's own path sends every frame once, yet the
+    probe still finds the id()-keyed cache, and the repair still takes."""
+    protocol = pytest.importorskip("lmms_eval.protocol")
+    kept = []
+
+    def fromarray(*args, **kwargs):
+        kept.append(real_fromarray(*args, **kwargs))
+        return kept[-1]
+
+    real_fromarray = protocol.Image.fromarray
+    monkeypatch.setattr(protocol.Image, "fromarray", fromarray)
+    video = encode_cache._probe_frames(encode_cache.PROBE_FRAMES)
+    monkeypatch.setattr(protocol, "fetch_video", lambda _arg: video)
+    message = protocol.ChatMessages(messages=[{"role": "user", "content": [{"type": "video", "url": "v.mp4"}]}])
+    for _ in range(5):  # the premise: plain tries see no repeat here
+        content = message.to_openai_messages(video_kwargs={"nframes": encode_cache.PROBE_FRAMES})[0]["content"]
+        assert len({part["image_url"]["url"] for part in content}) == encode_cache.PROBE_FRAMES
+    monkeypatch.undo()
+    monkeypatch.setattr(protocol.Image, "fromarray", fromarray)
+    assert probe_repeats(tries=1) is True
+    assert repair_encode_cache().record() == {"defect": True, "repaired": True}
+
+
+def test_one_address_only_in_the_probing_thread_and_only_while_probing():
+    """Another thread encoding during a probe keeps real addresses; afterwards media_encoder has no ``id`` of ours."""
+    import threading
+
+    seen = {}
+    obj = object()
+    with encode_cache._every_object_at_one_address(media_encoder):
+        seen["probe"] = media_encoder.id(obj)
+        other = threading.Thread(target=lambda: seen.update(other=media_encoder.id(obj)))
+        other.start()
+        other.join()
+    assert seen == {"probe": 0, "other": id(obj)}
+    assert "id" not in vars(media_encoder)
+
+
 def test_repair_makes_every_frame_distinct_and_records_it():
     check = repair_encode_cache()
     assert check == EncodeCacheCheck(True, True, check.detail) and "repaired" in check.detail
