@@ -18,7 +18,7 @@ from temporal_tasks.data.sources import DataError
 from temporal_tasks.tools.compare import compare_runs
 from temporal_tasks.tools.timeorder import collect, frame_series, time_order
 from tests.conftest import made_once
-from tests.helpers.browser import load, parse
+from tests.helpers.browser import chart_text_overflow, load, parse
 from tests.helpers.lmms_runner import BASE_ENV
 
 FLIP = {"yes": "No", "no": "Yes", "A": "B", "B": "A"}
@@ -199,6 +199,7 @@ def test_time_order_view_in_browser(shortcut_run, offline_env, tmp_path):
     for row in result.rows:
         shown = rows[row.variant]
         assert shown.attrs["data-diff"] == f"{row.comparison.diff:.2f}"
+        assert shown.find_all("td")[5].text() == f"{row.comparison.diff:+.2f}"  # signed, as compare's rows are
         assert shown.attrs["data-ci-low"] == f"{row.comparison.ci_low:.2f}"
         assert shown.attrs["data-flips"] == ",".join(str(row.flips[k]) for k in ("both", "main_only", "control_only",
                                                                                   "neither"))  # fmt: skip
@@ -247,6 +248,8 @@ def test_frames_view_in_browser(frame_sweep, offline_env, tmp_path, capsys):
             assert (tr.attrs["data-diff"], tr.attrs["data-ci-low"], tr.attrs["data-ci-high"], tr.attrs["data-p"]) == (
                 f"{c.diff:.2f}", f"{c.ci_low:.2f}", f"{c.ci_high:.2f}", p,
             )  # fmt: skip
+    charts, over = chart_text_overflow(out, "task=timeblind_iacc", tmp=tmp_path / "chromium_measure")
+    assert charts >= 1 and over == []  # every label inside its chart
     # one N alone: no frames view
     assert cli.main(["view", str(logs / "n8"), "--out", str(tmp_path / "one.html")]) == 0
     page = load(tmp_path / "one.html", "task=timeblind_iacc", tmp=tmp_path / "chromium_one")

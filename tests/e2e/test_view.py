@@ -16,7 +16,7 @@ from temporal_tasks import cli
 from temporal_tasks.tools.compare import compare_runs
 from temporal_tasks.tools.rescore import rescore
 from tests.conftest import made_once
-from tests.helpers.browser import load, parse
+from tests.helpers.browser import chart_text_overflow, load, parse
 from tests.helpers.payloads import CUT_OFF_SQUARE, THOUGHT_THEN_ANSWER
 from tests.helpers.task_names import MAIN_TASKS
 
@@ -302,6 +302,12 @@ def test_view_two_runs_in_browser(views, tmp_path):
     page = load(views["refused"], "task=vinoground_group", tmp=tmp_path)
     dom = parse(page.dom)
     assert dom.find(id="refused").attrs["data-refused"] == "false" and dom.find(id="compare").find_all("tr")
+
+
+def test_chart_text_fits_inside_the_chart(views, tmp_path):
+    """The widest value label, "100.0 [100.0, 100.0]", was cut off at the chart's right edge."""
+    charts, over = chart_text_overflow(views["two"], "task=timeblind_iacc", tmp=tmp_path)
+    assert charts >= 2 and over == []
 
 
 def test_view_frames_embeds_thumbnails_of_failed_groups(views, fixture_root, cache_root, tmp_path, monkeypatch, capsys):

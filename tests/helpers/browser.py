@@ -74,6 +74,32 @@ def load(page: Path, fragment: str = "", *, tmp: Path, budget_ms: int = 5000) ->
     return Page(proc.stdout, console, _page_requests(netlog))
 
 
+# Written into a copy of a page: each chart's text must end inside its SVG.
+_MEASURE = """<script>window.addEventListener("load", () => setTimeout(() => {
+  const over = [];
+  for (const svg of document.querySelectorAll("svg.chart")) {
+    const box = svg.getBoundingClientRect();
+    for (const t of svg.querySelectorAll("text")) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.right > box.right + 0.5 || r.left < box.left - 0.5)) over.push(t.textContent);
+    }
+  }
+  const shown = [...document.querySelectorAll("svg.chart")].filter((s) => s.getBoundingClientRect().width > 0);
+  document.body.setAttribute("data-charts", shown.length);
+  document.body.setAttribute("data-overflow", JSON.stringify(over));
+}, 500));</script></body>"""
+
+
+def chart_text_overflow(page: Path, fragment: str = "", *, tmp: Path) -> tuple[int, list[str]]:
+    """Open a copy of ``page#fragment`` and measure its inline SVG charts: how many are shown, and the text of every
+    label that sticks out of its chart (a cut-off value or CI)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    copy = tmp / f"measured-{page.name}"
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE, 1), encoding="utf-8")
+    body = parse(load(copy, fragment, tmp=tmp).dom).find("body")
+    return int(body.attrs["data-charts"]), json.loads(body.attrs["data-overflow"])
+
+
 # --------------------------------------------------------------------------- a small DOM over the dumped HTML
 
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})

@@ -9,7 +9,7 @@ from html import escape
 ROW = 18  # pixels per bar
 LABEL_W = 190
 BAR_W = 300
-VALUE_W = 110
+VALUE_W = 160  # "100.0 [100.0, 100.0]" fits (tests/tools/view/test_charts.py, in Chromium)
 
 
 def _x(value: float) -> float:

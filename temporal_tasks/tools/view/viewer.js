@@ -475,7 +475,7 @@
       var tr = el("tr", {"data-variant": r.variant, "data-task": r.task, "data-diff": fmt(r.diff, 2),
         "data-ci-low": fmt(r.ci_low, 2), "data-ci-high": fmt(r.ci_high, 2), "data-flips": [r.flips.both,
         r.flips.main_only, r.flips.control_only, r.flips.neither].join(",")});
-      [r.input, r.task, r.metric, fmt(r.control, 2), fmt(r.main, 2), fmt(r.diff, 2),
+      [r.input, r.task, r.metric, fmt(r.control, 2), fmt(r.main, 2), signed(r.diff),
        "[" + fmt(r.ci_low, 2) + ", " + fmt(r.ci_high, 2) + "]", pfmt(r.p_value), r.groups,
        fmt(r.relative, 2) + " [" + fmt(r.relative_ci_low, 2) + ", " + fmt(r.relative_ci_high, 2) + "]",
        r.flips.both, r.flips.main_only, r.flips.control_only, r.flips.neither].forEach(function (v) {

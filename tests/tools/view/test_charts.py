@@ -14,7 +14,7 @@ def _bars(svg: str) -> dict[str, str]:
 
 def test_one_bar_per_row_with_its_width_and_whisker():
     svg = bar_chart("binary_acc", [["speed", 50.0, 40.0, 60.0], ["force", 25.0, None, None]])
-    assert svg.startswith('<svg class="chart" width="600" height="60" ') and svg.endswith("</svg>")  # 2 rows x 18 + 24
+    assert svg.startswith('<svg class="chart" width="650" height="60" ') and svg.endswith("</svg>")  # 2 rows x 18 + 24
     assert _bars(svg) == {"speed": "50.0", "force": "25.0"}
     # the bar area starts at x=190 and is 300 px for 100%: 50% -> 150 px, 25% -> 75 px
     assert re.findall(r'<rect x="190" y="\d+" width="([\d.]+)"', svg) == ["150.0", "75.0"]
@@ -65,3 +65,20 @@ def test_series_chart_missing_value_and_one_n():
     svg = series_chart("t", "k", [_point(8, None, None, None), _point(8, 10.0, 5.0, 15.0)])
     assert svg.count("<circle") == 1 and "<polyline" not in svg and 'data-value="n/a"' in svg
     assert '<circle cx="240.0"' in svg  # one N: the middle of the axis
+
+
+def test_every_label_fits_inside_its_chart_in_the_browser(tmp_path):
+    """Drawn with the viewer's own stylesheet in headless Chromium: the widest values ("100.0 [100.0, 100.0]" on a
+    bar, 100.0 at the largest N) and a long category name stay inside their charts (both were cut off once)."""
+    from importlib.resources import files
+
+    from tests.helpers.browser import chart_text_overflow
+
+    css = files("temporal_tasks.tools.view").joinpath("viewer.css").read_text(encoding="utf-8")
+    bars = bar_chart("instance_acc", [["structural_event_logic", 100.0, 100.0, 100.0], ["x", 0.0, 0.0, 100.0]])
+    points = [{"n": n, "value": v, "ci_low": v, "ci_high": v} for n, v in ((1, 0.0), (8, 50.0), (64, 100.0))]
+    series = series_chart("vinoground_group_shuffled", "group_score", points)
+    page = tmp_path / "charts.html"
+    page.write_text(f"<!doctype html><html><head><style>{css}</style></head><body>{bars}{series}</body></html>")
+    charts, over = chart_text_overflow(page, tmp=tmp_path / "chromium")
+    assert charts == 2 and over == []
