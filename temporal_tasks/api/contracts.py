@@ -65,9 +65,7 @@ class Doc(_DocCore, total=False):
     categories: list[str]  # category tags: ``<metric>_<category>`` keys (slugged)
 
 
-class Reading(TypedDict):
-    """One answer's readings (one entry of ``Payload.repeats`` under ``--repeats k``)."""
-
+class _ReadingCore(TypedDict):
     pred: str | None  # the reading of the mode in force; None: unreadable
     pred_robust: str | None
     pred_official: str | None
@@ -75,6 +73,12 @@ class Reading(TypedDict):
     truncated: bool  # cut off inside an opened, never-closed <think>
     answer_empty: bool  # the answer is "": an official scorer reading response[0] raises (Metric.official_read_first)
     parser_errors: int  # exceptions raised by our parser (bugs of ours, counted apart)
+
+
+class Reading(_ReadingCore, total=False):
+    """One answer's readings (one entry of ``Payload.repeats`` under ``--repeats k``)."""
+
+    answer_missing: bool  # no answer at all (scoring.payloads.NO_ANSWER; Metric.official_missing); absent: False
 
 
 class _PayloadCore(Reading):

@@ -37,6 +37,8 @@ def slug(name: str) -> str:
 # What an unreadable answer does: "wrong" (it is a wrong answer), "drop" (its unit leaves the denominator),
 # "drop_group" (every unit of its group leaves: an official closed-model rule).
 InvalidPolicy = Literal["wrong", "drop", "drop_group"]
+MissingPolicy = Literal["as_empty", "not_counted", "void_group"]
+MISSING_POLICIES: tuple[str, ...] = ("as_empty", "not_counted", "void_group")
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,13 @@ class Metric:
     (``response[0]``) and skips the rest of the group. In the ``official`` reading a unit is then right only when
     no empty answer was reached in them: each tuple's roles are read in order while the ones before are right (its
     ``and`` short-circuits). The group stays in the denominator, as there.
+
+    ``official_missing``: what the official scorer does with a question its answer file has no line for (a replayed
+    question without a response: payload ``answer_missing``), in the ``official`` reading. ``"as_empty"``: the
+    same as an empty answer (Vinoground, VELOCITI). ``"not_counted"``: the question is no unit, and a group is
+    counted when some member has a line (TemporalBench's ``get_qa_acc.py``). ``"void_group"``: a group with some
+    member missing has every unit wrong, and one with no member answered is not counted (TimeBlind's
+    ``build_answers``). The robust reading reads a missing answer as an empty one, whatever this says.
     """
 
     units: str | tuple[tuple[str, ...], ...] = "each"
@@ -71,8 +80,11 @@ class Metric:
     score_gt: str | None = None
     strata: Strata | None = None
     official_read_first: tuple[tuple[str, ...], ...] = ()
+    official_missing: MissingPolicy = "as_empty"
 
     def __post_init__(self) -> None:
+        if self.official_missing not in MISSING_POLICIES:
+            raise ValueError(f"official_missing {self.official_missing!r}: one of {', '.join(MISSING_POLICIES)}")
         if isinstance(self.units, str):
             if self.units not in ("each", "all"):
                 raise ValueError(f"units {self.units!r}: 'each', 'all' or tuples of roles")

@@ -35,6 +35,7 @@ from lmms_eval.api.model import lmms
 from temporal_tasks.base.errors import DataError, exit_run
 from temporal_tasks.base.log import logger
 from temporal_tasks.compat import loglikelihood_args, request_context, request_doc, request_visuals
+from temporal_tasks.scoring.payloads import NO_ANSWER
 
 
 def read_responses(path: str | Path) -> dict[tuple[str | None, str], dict]:
@@ -190,11 +191,11 @@ class TemporalReplay(lmms):
             missing.append(qid)
         return rec
 
-    def _report_missing(self, missing: list[str], what: str) -> None:
+    def _report_missing(self, missing: list[str], what: str, then: str) -> None:
         if missing:
             logger.warning(
-                f"temporal_replay: {len(missing)} question(s) have no {what} in {self._path} "
-                f"(answered empty, scored as wrong), e.g. {missing[:5]}"
+                f"temporal_replay: {len(missing)} question(s) have no {what} in {self._path} ({then}), "
+                f"e.g. {missing[:5]}"
             )
 
     def _serve(self, req) -> None:
@@ -206,7 +207,8 @@ class TemporalReplay(lmms):
             time.sleep(self._latency)
 
     def generate_until(self, requests) -> list[str]:
-        """Answer each request with the recorded response (empty if none)."""
+        """Answer each request with the recorded response; a question with none gets :data:`~temporal_tasks.scoring.
+        payloads.NO_ANSWER` (no answer at all: a line missing from an official answer file)."""
         out = [""] * len(requests)
         missing: list[str] = []
         indices = list(range(len(requests)))
@@ -226,8 +228,13 @@ class TemporalReplay(lmms):
             doc_id, task, split = request_doc(req)
             self._serve(req)
             rec = self._record(task, split, doc_id, missing)
-            out[i] = "" if rec is None else self._answer(rec, repeat_of[i], int(getattr(req, "repeats", 1) or 1))
-        self._report_missing(missing, "response")
+            out[i] = NO_ANSWER if rec is None else self._answer(rec, repeat_of[i], int(getattr(req, "repeats", 1) or 1))
+        self._report_missing(
+            missing,
+            "response",
+            "no answer: unreadable and wrong in the robust reading; in the official reading as the benchmark's "
+            "official scorer treats a missing line",
+        )
         return out
 
     def _answer(self, rec: dict, r: int, k: int) -> str:
@@ -264,7 +271,7 @@ class TemporalReplay(lmms):
                 out.append((math.inf, False))  # probability 0
                 continue
             out.append((-float(table[key]), False))
-        self._report_missing(missing, "loglikelihood")
+        self._report_missing(missing, "loglikelihood", "probability 0")
         return out
 
     def generate_until_multi_round(self, requests) -> list[str]:

@@ -140,6 +140,9 @@ def group_counts(table: PayloadTable, metric: Metric, within: Within = None) -> 
         values = table.values(name)
         slugs = {v: slug(str(v or "")) for v in set(values)}  # a few distinct values (categories)
         mine = np.array([slugs[v] == category for v in values], dtype=bool)
+    missing = metric.official_missing if table.reading == "official" and table.missing.any() else "as_empty"
+    if missing == "not_counted":  # the official scorer counts only the questions its file has a line for
+        mine = ~table.missing[:, 0] if mine is None else mine & ~table.missing[:, 0]
     if isinstance(metric.units, str):
         right, total = _row_counts(table, metric.units, rule, mine)
     else:
@@ -147,6 +150,10 @@ def group_counts(table: PayloadTable, metric: Metric, within: Within = None) -> 
     if rule == "drop_group":  # every unit of a group holding an unreadable answer leaves
         usable = table.per_group(table.invalid) == 0
         right, total = right * usable, total * usable
+    if missing == "void_group":  # a group with a member missing is all wrong; one with no answer is not counted
+        absent = table.per_group(table.missing)
+        answered = absent < table.per_group(np.ones_like(table.missing))
+        right, total = right * (absent == 0), total * answered
     right, total = np.broadcast_arrays(right, total)
     return np.stack([right, total], axis=-1)[table.complete].astype(np.int64)
 

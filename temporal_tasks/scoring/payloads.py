@@ -19,6 +19,11 @@ from temporal_tasks.base.log import logger
 from temporal_tasks.base.run_state import STATE, lock
 from temporal_tasks.base.settings import answer_reading
 
+# The answer text of a question that has no answer at all: what the replay model answers a question its responses
+# file has no line for (an official answer file missing that line). Read as an empty answer, and flagged
+# ``answer_missing``: an official scorer may treat a missing line otherwise (Metric.official_missing).
+NO_ANSWER = "[temporal-tasks: no answer]"
+
 # What lmms-eval's API models (openai, …) return as the answer text when a request failed after every retry, or
 # when the usage budget ran out: scored as unreadable (wrong), so a run with them must say so loudly.
 API_FAILURE_MARKERS = ("[LMMS_EVAL_REQUEST_FAILED", "[LMMS_EVAL_BUDGET_EXCEEDED]")
@@ -43,18 +48,24 @@ def answers(results: Sequence[Any] | None) -> str | list[str]:
     if results and isinstance(results[0], list | tuple):
         results = results[0]
     given = ["" if a is None else str(a) for a in (results or ())]
-    return given if len(given) > 1 else first_answer(given)
+    if not given:
+        return NO_ANSWER  # no answer handed at all, not an empty one
+    return given if len(given) > 1 else given[0]
 
 
 def read_answer(doc: Mapping[str, Any], answer: str, mode: str, keys: Any) -> dict:
     """One answer's readings: robust, official, the mode's ``pred``, ``correct``, ``truncated``, errors, and whether
     the answer is empty (``answer_empty``: an official scorer that reads ``response[0]`` raises on it; see
-    :attr:`~temporal_tasks.api.spec.Metric.official_read_first`)."""
-    if answer.startswith(API_FAILURE_MARKERS):
+    :attr:`~temporal_tasks.api.spec.Metric.official_read_first`). :data:`NO_ANSWER` is read as an empty answer and
+    adds ``answer_missing`` (:attr:`~temporal_tasks.api.spec.Metric.official_missing`)."""
+    missing = answer == NO_ANSWER
+    if missing:
+        answer = ""
+    elif answer.startswith(API_FAILURE_MARKERS):
         _api_failed(doc, answer)
     robust, official, errors = get_parser(doc["parser"]).read_all(answer, keys)
     pred = official if mode == "official" else robust
-    return {
+    reading = {
         "pred": pred,
         "pred_robust": robust,
         "pred_official": official,
@@ -63,6 +74,9 @@ def read_answer(doc: Mapping[str, Any], answer: str, mode: str, keys: Any) -> di
         "answer_empty": answer == "",
         "parser_errors": errors,
     }
+    if missing:  # only then: the samples files of answered questions stay as they were
+        reading["answer_missing"] = True
+    return reading
 
 
 def question_fields(doc: Mapping[str, Any]) -> dict:
@@ -100,14 +114,15 @@ def make_payload(doc: Mapping[str, Any], answer: Any) -> dict:
 
 
 def first_answer(results: Sequence[Any] | None) -> str:
-    """lmms-eval passes a list of (stripped) generations; empty or missing means an empty answer.
+    """lmms-eval passes a list of (stripped) generations; empty or missing means an empty answer, and so does
+    :data:`NO_ANSWER` (for a metric without an official missing-line rule, e.g. caption similarity).
     (The k answers of ``--repeats k``, as one list, give their first.)"""
     if not results:
         return ""
     first = results[0]
     if isinstance(first, list | tuple):
         first = first[0] if first else None
-    return "" if first is None else str(first)
+    return "" if first is None or first == NO_ANSWER else str(first)
 
 
 # The metric key whose sample-file entry holds the question's whole payload (less the answer text, which

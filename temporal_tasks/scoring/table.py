@@ -18,13 +18,14 @@ import numpy as np
 Payload = Mapping[str, Any]
 
 # The bits of row_flags. A payload's parser_errors count sits above them.
-CORRECT, INVALID, TRUNCATED, DISAGREE, READINGS, REPEATS, EMPTY = 1, 2, 4, 8, 16, 32, 64
-ERRORS_SHIFT = 7
+CORRECT, INVALID, TRUNCATED, DISAGREE, READINGS, REPEATS, EMPTY, MISSING = 1, 2, 4, 8, 16, 32, 64, 128
+ERRORS_SHIFT = 8
 
 
 def row_flags(payload: Payload) -> int:
-    """The payload's flags: ``correct`` (truthiness), an unreadable ``pred`` (``None``), ``truncated`` and an empty
-    answer (``answer_empty``; missing is false), robust and official readings that differ (``!=``) and whether it
+    """The payload's flags: ``correct`` (truthiness), an unreadable ``pred`` (``None``), ``truncated``, an empty
+    answer (``answer_empty``; missing is false) and no answer at all (``answer_missing``: a replayed question its
+    responses file has no line for; missing is false), robust and official readings that differ (``!=``) and whether it
     has both, whether it holds ``repeats``, and its ``parser_errors`` count. A payload must have ``correct`` and
     ``pred`` (``KeyError``)."""
     flags = CORRECT if payload["correct"] else 0
@@ -34,6 +35,8 @@ def row_flags(payload: Payload) -> int:
         flags |= TRUNCATED
     if payload.get("answer_empty"):
         flags |= EMPTY
+    if payload.get("answer_missing"):
+        flags |= MISSING
     if "repeats" in payload:
         flags |= REPEATS
     if "pred_robust" in payload and "pred_official" in payload:
@@ -138,10 +141,11 @@ class PayloadTable:
 
     Per row: ``source`` (its payload's index in ``items``), ``group`` (its group's index in ``group_ids`` and
     ``complete``), ``role`` (a code into ``role_names``), and ``(rows, w)`` arrays ``correct``, ``invalid``,
-    ``empty`` (an empty answer): one column per reading (w = 1; with ``--repeats k``, w = k + 1: each repeat's
-    reading, then the majority's). ``reading_flags``: (rows, k) flags of each answer. ``complete``: per group,
-    whether every expected member is here. ``reading``: the reading the payloads were read in
-    (:func:`payload_reading`). Group order carries no meaning: metrics are sums over groups.
+    ``empty`` (an empty answer), ``missing`` (no answer at all, in every reading): one column per reading (w = 1;
+    with ``--repeats k``, w = k + 1: each repeat's reading, then the majority's). ``reading_flags``: (rows, k)
+    flags of each answer. ``complete``: per group, whether every expected member is here. ``reading``: the reading
+    the payloads were read in (:func:`payload_reading`). Group order carries no meaning: metrics are sums over
+    groups.
     """
 
     items: Sequence[Payload]
@@ -151,6 +155,7 @@ class PayloadTable:
     correct: np.ndarray
     invalid: np.ndarray
     empty: np.ndarray
+    missing: np.ndarray
     reading_flags: np.ndarray
     complete: np.ndarray
     group_ids: list[str]
@@ -182,9 +187,10 @@ class PayloadTable:
         flags = columns.flags[rows]
         each = flags[:, None] if columns.readings is None else columns.readings[rows]
         readings = each if columns.readings is None else each[:, :-1]
+        missing = np.broadcast_to(((flags & MISSING) != 0)[:, None], each.shape)  # a question's, not a reading's
         return cls(
             items, keep, group, columns.role[rows], (each & CORRECT) != 0, (each & INVALID) != 0, (each & EMPTY) != 0,
-            readings, complete,
+            missing, readings, complete,
             [columns.group_names[g] for g in groups.tolist()], columns.role_names, len(at) - len(keep),
             int((columns.flags[at] >> ERRORS_SHIFT).sum()), columns.reading,
         )  # fmt: skip

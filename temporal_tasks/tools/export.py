@@ -25,11 +25,15 @@ __all__ = ["exporters", "export", "payloads_with_docs"]
 
 
 def payloads_with_docs(lines: Iterable[dict]) -> list[tuple[dict, dict]]:
-    """``(payload, logged doc)`` per sample line; the doc is ``{}`` where the line has none (lmms-eval 0.7.3)."""
+    """``(payload, logged doc)`` per sample line; the doc is ``{}`` where the line has none (lmms-eval 0.7.3). A
+    question with no answer at all (``answer_missing``: a replayed question without a response) has the answer
+    ``""``; an exporter whose official file has a line per answer writes none for it."""
     out = []
     for line in lines:
         payload = line_payload(line)  # lean lines: the answer comes back from filtered_resps
         if payload is not None:
+            if payload.get("answer_missing"):
+                payload["answer"] = ""
             doc = line.get("doc")
             out.append((payload, doc if isinstance(doc, dict) else {}))
     return out

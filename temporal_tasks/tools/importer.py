@@ -10,7 +10,8 @@ own evaluation scripts (or by our ``export``), maps every answer to one of our q
 
 Nothing is dropped silently: answers with no question of ours (unknown ids), second answers to one
 question (duplicates: the first is kept), null outputs (kept as empty answers: unreadable, as the official
-scorers read them) and questions without an answer (their group is incomplete) are counted, printed and
+scorers read them) and questions without an answer (the ``--score`` run gives them no answer at all, which the
+official reading scores as the official scorer scores a missing line: docs/results.md) are counted, printed and
 kept in the record. A file of another benchmark or format stops with the file and the fields expected.
 
 Each benchmark declares its reader as the ``importer`` hook of its spec

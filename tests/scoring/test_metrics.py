@@ -23,7 +23,7 @@ from temporal_tasks.harness.task_configs import resolve_function
 from temporal_tasks.scoring.aggregations import functions
 from temporal_tasks.scoring.bootstrap import bootstrap_ci
 from temporal_tasks.scoring.metrics import ci, complete_groups, group_counts, question_rate, reset_tables, score, scored
-from temporal_tasks.scoring.payloads import make_payload
+from temporal_tasks.scoring.payloads import NO_ANSWER, make_payload
 from temporal_tasks.scoring.table import (
     INVALID,
     majority,
@@ -78,6 +78,49 @@ def test_official_read_first_by_hand(mode, monkeypatch):
     assert got == pytest.approx(100 * (5 if mode == "robust" else 3) / 6)
     reset_tables()
     assert score(payloads, Metric((later,)), label="t", key="m").value == pytest.approx(100 * 5 / 6)
+
+
+@pytest.mark.parametrize("mode", ["official", "robust"])
+def test_official_missing_policies_by_hand(mode, monkeypatch):
+    """``official_missing`` in the official reading: ``not_counted`` leaves a missing question out (and a group with
+    none answered), ``void_group`` makes a group with one missing all wrong and leaves out a group with none
+    answered, ``as_empty`` reads it as an empty answer; the robust reading always reads it as empty. Shuffled."""
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+    roles = ("r0", "r1", "r2", "r3")
+    groups = {  # gold B everywhere; None: no answer at all (NO_ANSWER)
+        "g0": ("B", None, "B", "B"),  # the others right
+        "g1": ("B", None, "A", "B"),  # one of the others wrong
+        "g2": (None, None, None, None),  # nothing answered
+        "g3": ("B", "B", "B", "B"),  # all right
+        "g4": ("B", "", "B", "B"),  # an empty answer (not missing)
+    }
+    payloads = [
+        make_payload(ab_doc(g, role, 4), NO_ANSWER if answer is None else answer)
+        for g, answers in groups.items()
+        for role, answer in zip(roles, answers, strict=True)
+    ]
+    assert sum(bool(p.get("answer_missing")) for p in payloads) == 6
+    assert all(p["answer_empty"] and p["pred"] is None for p in payloads if p.get("answer_missing"))
+    random.Random(5).shuffle(payloads)
+
+    def value(units, missing) -> float:
+        reset_tables()
+        return score(payloads, Metric(units, official_missing=missing), label="t", key="m").value
+
+    pairs = (("r0", "r1"), ("r2", "r3"))
+    if mode == "robust":  # missing = empty everywhere: trials right 3 + 2 + 0 + 4 + 3 = 12 of 20
+        for missing in ("as_empty", "not_counted", "void_group"):
+            assert value("each", missing) == pytest.approx(60.0)
+            assert value("all", missing) == pytest.approx(20.0)  # g3 only
+        return
+    assert value("each", "as_empty") == pytest.approx(60.0)
+    assert value("each", "not_counted") == pytest.approx(100 * 12 / 14)  # 3/3 + 2/3 + 4/4 + 3/4, g2 out
+    assert value("all", "not_counted") == pytest.approx(100 * 2 / 4)  # g0, g3 right of g0 g1 g3 g4
+    assert value("each", "void_group") == pytest.approx(100 * 7 / 16)  # g0, g1 all wrong; g2 out; 4 + 3
+    assert value(pairs, "void_group") == pytest.approx(100 * 3 / 8)  # g3 both pairs, g4 (r2, r3)
+    assert value(pairs, "as_empty") == pytest.approx(100 * 4 / 10)  # g0 (r2, r3), g3 both, g4 (r2, r3)
+    with pytest.raises(ValueError, match="official_missing"):
+        Metric("each", official_missing="drop")  # type: ignore[arg-type]
 
 
 def test_official_read_first_needs_role_units():

@@ -11,7 +11,7 @@ import pytest
 from temporal_tasks.api import contracts
 from temporal_tasks.api.spec import Metric, MetricList, PerCategory
 from temporal_tasks.benchmarks.timeblind import tasks as timeblind
-from temporal_tasks.scoring.payloads import make_payload, results_for
+from temporal_tasks.scoring.payloads import NO_ANSWER, make_payload, results_for
 from temporal_tasks.tools.rescore import reparse
 from tests.helpers.payloads import (
     ab_doc,
@@ -30,9 +30,16 @@ def test_a_payload_has_every_field_the_payload_type_requires():
     required = typing.get_type_hints(contracts.Payload)
     optional = contracts.Payload.__optional_keys__
     assert set(required) - optional <= set(payload)
-    assert set(contracts.Reading.__annotations__) <= set(payload)
+    reading = set(typing.get_type_hints(contracts.Reading))
+    assert reading - contracts.Reading.__optional_keys__ <= set(payload)
     repeated = make_payload(doc, ["Yes", "No"])
-    assert [set(r) for r in repeated["repeats"]] == [set(typing.get_type_hints(contracts.Reading))] * 2
+    assert [set(r) for r in repeated["repeats"]] == [reading - {"answer_missing"}] * 2
+    assert contracts.Reading.__optional_keys__ == {"answer_missing"}  # only on a question with no answer at all
+    missing = make_payload(doc, NO_ANSWER)
+    assert set(missing) - set(payload) == {"answer_missing"} and missing["answer_missing"] is True
+    assert (missing["answer"], missing["answer_empty"], missing["pred"], missing["correct"]) == (NO_ANSWER, True,
+                                                                                              None, False)  # fmt: skip
+    assert reparse(missing, "official")["answer_missing"] is True  # rescore reads the same from the samples file
 
 
 @pytest.mark.parametrize("mode", ["robust", "official"])

@@ -34,8 +34,11 @@ BY_CATEGORY = PerCategory(
 QA_LIST = MetricList(
     "_default_template_yaml",
     # BA: every binary question of the complete videos; MBA (the official get_qa_acc.py): a video's questions
-    # all right.
-    values={"binary_acc": Metric("each"), "mba": Metric("all")},
+    # all right. get_qa_acc.py counts only the questions its file has a line for (official reading).
+    values={
+        "binary_acc": Metric("each", official_missing="not_counted"),
+        "mba": Metric("all", official_missing="not_counted"),
+    },
     ci=QA,
     per_category=(BY_SOURCE, BY_CATEGORY),
     comment="BA, MBA, unreadable answers, 95% CIs (videos bootstrapped)",

@@ -23,6 +23,8 @@ def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Pa
         parts: dict[str, list[dict]] = defaultdict(list)
         for p, doc in lines:
             caption = p.get("role") == "caption"
+            if p.get("answer_missing") and not caption:
+                continue  # no line: get_qa_acc.py counts only the questions its file has one for
             part = "short_caption" if caption else p.get("part") or doc.get("part")
             if part not in ("short_qa", "long_qa", "short_caption"):
                 raise DataError(f"{task}: cannot tell whether {p['question_id']!r} is short or long QA (no 'part').")

@@ -23,14 +23,15 @@ FAMILIES = ("trial_acc", "question_acc", "video_acc", "instance_acc")
 ROLES = ("q0_v0", "q0_v1", "q1_v0", "q1_v1")
 
 # The one task's metric list: Acc over trials, Q-Acc a question right on both videos, V-Acc both questions right
-# on a video, I-Acc all four trials right.
+# on a video, I-Acc all four trials right. In the official reading, an instance with a trial missing from the
+# answer file is all wrong, and one with none answered is not counted (utils.py build_answers, 644fdf4).
 METRIC_LIST = MetricList(
     "_default_template_yaml",
     values={
-        "trial_acc": Metric("each"),
-        "question_acc": Metric((("q0_v0", "q0_v1"), ("q1_v0", "q1_v1"))),
-        "video_acc": Metric((("q0_v0", "q1_v0"), ("q0_v1", "q1_v1"))),
-        "instance_acc": Metric((ROLES,)),
+        "trial_acc": Metric("each", official_missing="void_group"),
+        "question_acc": Metric((("q0_v0", "q0_v1"), ("q1_v0", "q1_v1")), official_missing="void_group"),
+        "video_acc": Metric((("q0_v0", "q1_v0"), ("q0_v1", "q1_v1")), official_missing="void_group"),
+        "instance_acc": Metric((ROLES,), official_missing="void_group"),
     },
     ci=FAMILIES,
     per_category=(

@@ -19,6 +19,8 @@ def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Pa
     for task, lines in answers.items():
         preds = []
         for p, _doc in lines:
+            if p.get("answer_missing"):
+                continue  # no line, as the official evaluate.py has none for a question it did not answer
             qid = p.get("question_id")
             kind = _TYPES.get(str(p.get("parser")))
             if kind is None:

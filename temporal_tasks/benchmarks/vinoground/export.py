@@ -26,6 +26,8 @@ def export(answers: Mapping[str, list[tuple[dict, dict]]], out: Path) -> list[Pa
     for task, lines in answers.items():
         kinds: dict[str, list[tuple[int, int, dict]]] = {"text": [], "video": []}
         for p, _doc in lines:
+            if p.get("answer_missing"):
+                continue  # no line: get_score_all.py raises on it and skips the rest of the pair, as on ""
             m = _ID.match(str(p["question_id"]))
             if m is None:
                 raise DataError(f"{task}: question_id {p['question_id']!r} is not '<pair>_<pos|neg>_<text|video>'.")

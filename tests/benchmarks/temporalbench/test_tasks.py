@@ -161,20 +161,26 @@ def test_metric_keys_name_every_official_source_and_category():
 
 # ----------------------------------------------------------------------------- every answer kind in every position
 
-KINDS = ("right", "wrong", "empty", "unreadable", "first_char", "null")
+KINDS = ("right", "wrong", "empty", "unreadable", "first_char", "null", "missing")
+MISSING = object()  # no line in the file: the replay model hands process_results no answer
 
 
-def _raw(kind: str, gold: str) -> str | None:
+def _raw(kind: str, gold: str) -> object:
     other = "B" if gold == "A" else "A"
     return {"right": gold, "wrong": other.lower(), "empty": "", "unreadable": f"({gold})",
-            "first_char": f"{gold}nswer: {other}", "null": None}[kind]  # fmt: skip
+            "first_char": f"{gold}nswer: {other}", "null": None, "missing": MISSING}[kind]  # fmt: skip
+
+
+def _given(raw: object) -> list:
+    return [] if raw is MISSING else [raw]
 
 
 @pytest.mark.parametrize("part", ["short_qa", "long_qa"])
 def test_every_answer_kind_in_every_position_matches_the_transcription(offline_env, monkeypatch, part):
     """Each kind of answer in each position of every video (its other answers right, or all wrong): the official
     reading equals get_qa_acc.py's control flow. An empty or null answer stops the script (no number): ours
-    scores it wrong, the number get_qa_acc.py gives on the file our export writes (a space for it)."""
+    scores it wrong, the number get_qa_acc.py gives on the file our export writes (a space for it). A missing line
+    is not counted there, nor here."""
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
     docs = tb.load_qa(part)
     rows = data_rows(offline_env, part)
@@ -184,8 +190,8 @@ def test_every_answer_kind_in_every_position_matches_the_transcription(offline_e
         for position in gold:
             for kind in KINDS:
                 raw = {idx: _raw(kind if idx == position else base, g) for idx, g in gold.items()}
-                items = [{**tb.process_results(d, [raw[d["question_id"]]])["mba"], "_keys": set()} for d in docs]
-                preds = [{"idx": r["idx"], "response": raw[r["idx"]]} for r in rows]
+                items = [{**tb.process_results(d, _given(raw[d["question_id"]]))["mba"], "_keys": set()} for d in docs]
+                preds = [{"idx": r["idx"], "response": raw[r["idx"]]} for r in rows if raw[r["idx"]] is not MISSING]
                 if kind in ("empty", "null"):
                     with pytest.raises((IndexError, TypeError)):
                         official_get_qa_acc_script(rows, preds, short)
@@ -202,11 +208,6 @@ def _in(items: list[dict], key: str, docs: list[dict]) -> list[dict]:
     return [p for p in items if key in keys[p["question_id"]]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known divergence (issue 50): get_qa_acc.py counts only the questions its file has a line for; ours reads "
-    "a missing answer (the replay model answers it empty) as a wrong one",
-)
 def test_a_missing_answer_is_left_out_as_get_qa_acc(offline_env, monkeypatch):
     monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
     docs, rows = tb.load_qa("long_qa"), data_rows(offline_env, "long_qa")
@@ -215,3 +216,34 @@ def test_a_missing_answer_is_left_out_as_get_qa_acc(offline_env, monkeypatch):
     expected = official_get_qa_acc_script(rows, [{"idx": r["idx"], "response": r["GT"]} for r in rows[1:]], False)
     assert expected["binary_acc"] == 100.0
     assert tb_agg.binary_acc(items) == pytest.approx(expected["binary_acc"])
+
+
+@pytest.mark.parametrize("part", ["short_qa", "long_qa"])
+def test_missing_lines_anywhere_match_get_qa_acc(offline_env, monkeypatch, part):
+    """Random sets of missing lines (whole videos too) among answers of every kind: BA over the lines there, MBA over
+    the videos with a line, per source and category the same; the robust reading reads them as empty answers."""
+    docs, rows = tb.load_qa(part), data_rows(offline_env, part)
+    short = part == "short_qa"
+    rng = random.Random(52)
+    by_video: dict[str, list[str]] = {}
+    for r in rows:
+        by_video.setdefault(r["video_name"], []).append(r["idx"])
+    for trial in range(40):
+        kinds = {r["idx"]: rng.choice(("right", "wrong", "unreadable", "first_char", "missing")) for r in rows}
+        for video in rng.sample(sorted(by_video), k=trial % 3):  # whole videos without a line
+            kinds.update(dict.fromkeys(by_video[video], "missing"))
+        if all(k == "missing" for k in kinds.values()):
+            continue
+        raw = {r["idx"]: _raw(kinds[r["idx"]], r["GT"]) for r in rows}
+        preds = [{"idx": r["idx"], "response": raw[r["idx"]]} for r in rows if raw[r["idx"]] is not MISSING]
+        expected = official_get_qa_acc_script(rows, preds, short)
+        for mode in ("official", "robust"):
+            monkeypatch.setenv("TEMPORAL_TASKS_PARSER", mode)
+            items = [{**tb.process_results(d, _given(raw[d["question_id"]]))["mba"], "_keys": set()} for d in docs]
+            got = {k: getattr(tb_agg, k)(_in(items, k, docs)) for k in expected}
+            if mode == "official":
+                check_metrics(got, expected, f"{part}: trial {trial}")
+            else:  # robust: a missing answer is an empty one
+                as_empty = {i: "" if v is MISSING else v for i, v in raw.items()}
+                empty = [{**tb.process_results(d, [as_empty[d["question_id"]]])["mba"], "_keys": set()} for d in docs]
+                assert got == {k: getattr(tb_agg, k)(_in(empty, k, docs)) for k in expected}
