@@ -17,6 +17,7 @@ import pytest
 
 from temporal_tasks import cli
 from temporal_tasks.tools.importer import score_command
+from temporal_tasks.tools.rescore import rescore
 from tests.helpers.benchmarks.temporalbench import check_metrics, official_get_qa_acc_script
 from tests.helpers.benchmarks.temporalbench import data_rows as tb_rows
 from tests.helpers.benchmarks.timeblind import data_rows, official_predictions, official_scores_of_predictions
@@ -53,8 +54,15 @@ def test_timeblind_missing_lines_score_as_build_answers(offline_env, env, tmp_pa
     scored = _score(tmp_path / "imp", env, lmms_launch, "official")["timeblind_iacc"]
     for key, value in official.items():
         assert scored[key] == pytest.approx(value), key
-    # our export of the official run: no line for a missing answer, and the official numbers of that file
+    # rescore reads the same from the samples file (the payload's answer_missing), in either reading
     results = tmp_path / "imp" / "results"
+    again = rescore([results], mode="official")["results"]["timeblind_iacc"]
+    for key, value in official.items():
+        assert again[f"{key},none"] == pytest.approx(value), key
+    assert rescore([results], mode="robust")["results"]["timeblind_iacc"]["trial_acc,none"] == pytest.approx(
+        100 * 7 / 16
+    )
+    # our export of the official run: no line for a missing answer, and the official numbers of that file
     assert cli.main(["export", "--benchmark", "timeblind", str(results), "--out", str(tmp_path / "exp")]) == 0
     (exported,) = (tmp_path / "exp").glob("*_predictions.json")
     preds = json.loads(exported.read_text())

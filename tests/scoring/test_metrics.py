@@ -123,6 +123,26 @@ def test_official_missing_policies_by_hand(mode, monkeypatch):
         Metric("each", official_missing="drop")  # type: ignore[arg-type]
 
 
+def test_official_missing_with_repeats_by_hand(monkeypatch):
+    """``--repeats 3``: a missing question has no answer in any repeat; each repeat is scored with the rule."""
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
+    answers = {"g0": ("B", None, "B", "B"), "g1": ("B",) * 4}  # each given answer is B, B, A over the repeats
+    payloads = [
+        make_payload(ab_doc(g, role, 4), [NO_ANSWER] * 3 if a is None else [a, a, "A"])
+        for g, given in answers.items()
+        for role, a in zip(("r0", "r1", "r2", "r3"), given, strict=True)
+    ]
+    random.Random(2).shuffle(payloads)
+    reset_tables()
+    void = score(payloads, Metric("each", official_missing="void_group"), label="t", key="m")
+    # per repeat: g0 0 of 4 (void), g1 4, 4, 0 of 4 -> 50, 50, 0; majority B: g1 right -> 50
+    assert (void.value, void.consensus_accuracy) == pytest.approx((100 / 3, 50.0))
+    reset_tables()
+    out = score(payloads, Metric("each", official_missing="not_counted"), label="t", key="m")
+    # per repeat: 7 of 7, 7 of 7, 0 of 7 -> mean 66.7; majority all right
+    assert (out.value, out.consensus_accuracy) == pytest.approx((200 / 3, 100.0))
+
+
 def test_official_read_first_needs_role_units():
     with pytest.raises(ValueError, match="official_read_first"):
         Metric("each", official_read_first=(("a", "b"),))
