@@ -141,7 +141,7 @@ def probe_repeats(frames: int = PROBE_FRAMES, tries: int = _PROBE_TRIES) -> bool
 
     The real method runs with its module's ``fetch_video`` stood in for by the synthetic frames: no file, no decoder.
     """
-    try:
+    try:  # imported here: this module loads without lmms-eval (tools, rescore); the probe runs at task build
         import lmms_eval.protocol as protocol
     except ImportError:
         return None

@@ -143,6 +143,22 @@ def test_official_missing_with_repeats_by_hand(monkeypatch):
     assert (out.value, out.consensus_accuracy) == pytest.approx((200 / 3, 100.0))
 
 
+@pytest.mark.parametrize("missing", ["as_empty", "not_counted", "void_group"])
+def test_official_missing_leaves_a_cut_group_out(missing, monkeypatch):
+    """A group cut by --limit (a member never evaluated) is left out under every missing-answer rule, even when one
+    of its evaluated members has no answer; the complete groups score as alone."""
+    monkeypatch.setenv("TEMPORAL_TASKS_PARSER", "official")
+    roles = ("r0", "r1", "r2", "r3")
+    whole = [make_payload(ab_doc("g0", r, 4), "B") for r in roles]
+    cut = [make_payload(ab_doc("g1", r, 4), NO_ANSWER if r == "r1" else "A") for r in roles[:3]]
+    payloads = whole + cut
+    random.Random(9).shuffle(payloads)
+    reset_tables()
+    assert score(payloads, Metric("each", official_missing=missing), label="t", key="m").value == 100.0
+    reset_tables()
+    assert score(payloads, Metric((roles,), official_missing=missing), label="t", key="m").value == 100.0
+
+
 def test_official_read_first_needs_role_units():
     with pytest.raises(ValueError, match="official_read_first"):
         Metric("each", official_read_first=(("a", "b"),))
